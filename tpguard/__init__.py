@@ -1,0 +1,36 @@
+"""tpguard — purpose-bound privacy for tool-using LLM agents.
+
+Each private fact of a task (a private *atom*) may reach only the tools whose purpose needs it.
+The public API::
+
+    from tpguard import PrivateAtom, ToolSpec, PolicyKB      # policy knowledge base
+    from tpguard import Detector, Finding                      # detection
+    from tpguard import Guard, Decision, GuardViolation        # decisions and modes
+    from tpguard import purpose_bound                          # decorator for tools and callables
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from .decorator import purpose_bound
+from .detection import Detector, Finding
+from .errors import GuardViolation, PolicyError
+from .guard import Decision, Guard
+from .policy import Authorization, PolicyKB, PrivateAtom, Rule, ToolSpec
+
+__all__ = [
+    "Authorization",
+    "Decision",
+    "Detector",
+    "Finding",
+    "Guard",
+    "GuardViolation",
+    "PolicyError",
+    "PolicyKB",
+    "PrivateAtom",
+    "Rule",
+    "ToolSpec",
+    "__version__",
+    "purpose_bound",
+]

@@ -1,0 +1,94 @@
+"""Redaction operators: they consume :class:`~tpguard.detection.Finding` s and rewrite text.
+
+Detection and transformation stay apart (as Presidio's analyzer and anonymizer do). One operator
+per class, looked up by name in :data:`OPERATORS`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+from collections.abc import Callable, Iterable
+from typing import ClassVar
+
+from .detection import Finding
+
+__all__ = ["OPERATORS", "HashOperator", "Operator", "PlaceholderOperator", "TypeTagOperator",
+           "rewrite_text"]
+
+_NON_WORD = re.compile(r"[^A-Za-z0-9]+")
+
+
+class Operator:
+    """Turns one finding into the text that replaces it."""
+
+    name: ClassVar[str]
+
+    def replacement(self, finding: Finding) -> str:
+        raise NotImplementedError
+
+
+class PlaceholderOperator(Operator):
+    """``[PHONE_1]``: typed, numbered, and stable for an atom through ``assign`` (a session's map)."""
+
+    name = "placeholder"
+
+    def __init__(self, assign: Callable[[Finding], str]) -> None:
+        self._assign = assign
+
+    def replacement(self, finding: Finding) -> str:
+        return self._assign(finding)
+
+    @staticmethod
+    def label(atom_type: str, n: int) -> str:
+        return f"[{_NON_WORD.sub('_', atom_type).strip('_').upper() or 'PRIVATE'}_{n}]"
+
+
+class TypeTagOperator(Operator):
+    """``<phone>``: the atom type only (what spans record by default)."""
+
+    name = "type_tag"
+
+    def replacement(self, finding: Finding) -> str:
+        return f"<{finding.atom_type}>"
+
+
+class HashOperator(Operator):
+    """``<phone:hmac:1f2e…>``: keyed HMAC-SHA256 of the matched text, so equal values link up
+    without a dictionary attack on low-entropy values (a bare hash of a phone number is not private)."""
+
+    name = "hash"
+
+    def __init__(self, key: bytes, text: str) -> None:
+        self._key = key
+        self._text = text
+
+    def replacement(self, finding: Finding) -> str:
+        digest = hmac.new(self._key, self._text[finding.start : finding.end].encode(), hashlib.sha256)
+        return f"<{finding.atom_type}:hmac:{digest.hexdigest()[:16]}>"
+
+
+OPERATORS: dict[str, type[Operator]] = {
+    op.name: op for op in (PlaceholderOperator, TypeTagOperator, HashOperator)
+}
+
+
+def rewrite_text(text: str, findings: Iterable[Finding], operator: Operator) -> str:
+    """``text`` with every finding's span replaced; overlapping spans are merged first."""
+    spans = sorted(findings, key=lambda f: (f.start, -f.end))
+    merged: list[tuple[int, int, Finding]] = []
+    for f in spans:
+        if merged and f.start < merged[-1][1]:
+            s, e, first = merged[-1]
+            merged[-1] = (s, max(e, f.end), first)
+        else:
+            merged.append((f.start, f.end, f))
+    out = []
+    pos = 0
+    for s, e, f in merged:
+        out.append(text[pos:s])
+        out.append(operator.replacement(f))
+        pos = e
+    out.append(text[pos:])
+    return "".join(out)

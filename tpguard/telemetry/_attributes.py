@@ -1,0 +1,55 @@
+"""Span attribute names: GenAI names from OpenTelemetry semconv, ``tpguard.*`` names here only.
+
+OpenInference names are written out (its package is an optional extra); a test checks them against
+``openinference.semconv`` when that package is installed.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as _gen_ai
+from opentelemetry.semconv.attributes import error_attributes as _error
+
+GEN_AI_OPERATION_NAME: Final = _gen_ai.GEN_AI_OPERATION_NAME
+GEN_AI_OPERATION_EXECUTE_TOOL: Final = _gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value
+GEN_AI_TOOL_NAME: Final = _gen_ai.GEN_AI_TOOL_NAME
+GEN_AI_TOOL_CALL_ID: Final = _gen_ai.GEN_AI_TOOL_CALL_ID
+GEN_AI_TOOL_DESCRIPTION: Final = _gen_ai.GEN_AI_TOOL_DESCRIPTION
+GEN_AI_TOOL_TYPE: Final = _gen_ai.GEN_AI_TOOL_TYPE
+GEN_AI_TOOL_CALL_ARGUMENTS: Final = _gen_ai.GEN_AI_TOOL_CALL_ARGUMENTS
+ERROR_TYPE: Final = _error.ERROR_TYPE
+
+OPENINFERENCE_SPAN_KIND: Final = "openinference.span.kind"
+OPENINFERENCE_TOOL_NAME: Final = "tool.name"
+OPENINFERENCE_TOOL_DESCRIPTION: Final = "tool.description"
+OPENINFERENCE_TOOL_PARAMETERS: Final = "tool.parameters"
+OPENINFERENCE_TOOL_ID: Final = "tool.id"
+OPENINFERENCE_INPUT_VALUE: Final = "input.value"
+OPENINFERENCE_INPUT_MIME_TYPE: Final = "input.mime_type"
+
+TPGUARD_PURPOSE: Final = "tpguard.purpose"
+TPGUARD_SINK: Final = "tpguard.sink"
+TPGUARD_MODE: Final = "tpguard.mode"
+TPGUARD_DECISION: Final = "tpguard.decision"
+TPGUARD_FORBIDDEN_ATOM_IDS: Final = "tpguard.forbidden.atom_ids"
+TPGUARD_FORBIDDEN_ATOM_TYPES: Final = "tpguard.forbidden.atom_types"
+TPGUARD_FORBIDDEN_FIELDS: Final = "tpguard.forbidden.fields"
+TPGUARD_FINDING_COUNT: Final = "tpguard.finding.count"
+TPGUARD_SESSION_ID: Final = "tpguard.session.id"
+TPGUARD_ARGUMENTS: Final = "tpguard.arguments"
+TPGUARD_ARGUMENTS_MODE: Final = "tpguard.arguments.mode"
+TPGUARD_FREE_TEXT: Final = "tpguard.free_text"
+TPGUARD_ERROR: Final = "tpguard.error"
+TPGUARD_STEP: Final = "tpguard.step"
+
+TPGUARD_FINDING_EVENT: Final = "tpguard.finding"
+FINDING_ATOM_ID: Final = "tpguard.atom.id"
+FINDING_ATOM_TYPE: Final = "tpguard.atom.type"
+FINDING_PATH: Final = "tpguard.path"
+FINDING_METHOD: Final = "tpguard.method"
+FINDING_AUTHORIZED: Final = "tpguard.authorized"
+FINDING_FREE_TEXT: Final = "tpguard.free_text"
+FINDING_SEVERITY: Final = "tpguard.severity"
+FINDING_START: Final = "tpguard.start"
+FINDING_END: Final = "tpguard.end"

@@ -1,0 +1,18 @@
+"""Environment variable names tpguard reads (all of them, in one place)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: Key for ``hash`` argument recording (keyed HMAC). Without it a random per-process key is used.
+TPGUARD_HASH_KEY: Final = "TPGUARD_HASH_KEY"
+#: ``redacted`` (default) | ``hash`` | ``none`` | ``raw`` — how spans record tool arguments.
+TPGUARD_RECORD_ARGUMENTS: Final = "TPGUARD_RECORD_ARGUMENTS"
+#: Must be ``1`` for ``raw`` recording to take effect (raw values in spans are an explicit opt-in).
+TPGUARD_ALLOW_RAW_ARGUMENTS: Final = "TPGUARD_ALLOW_RAW_ARGUMENTS"
+
+OTEL_SERVICE_NAME: Final = "OTEL_SERVICE_NAME"
+OTEL_EXPORTER_OTLP_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_ENDPOINT"
+OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+OTEL_EXPORTER_OTLP_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_PROTOCOL"
+OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: Final = "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
