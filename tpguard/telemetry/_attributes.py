@@ -10,6 +10,7 @@ from typing import Final
 
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as _gen_ai
 from opentelemetry.semconv.attributes import error_attributes as _error
+from opentelemetry.semconv.attributes import service_attributes as _service
 
 GEN_AI_OPERATION_NAME: Final = _gen_ai.GEN_AI_OPERATION_NAME
 GEN_AI_OPERATION_EXECUTE_TOOL: Final = _gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value
@@ -53,3 +54,15 @@ FINDING_FREE_TEXT: Final = "tpguard.free_text"
 FINDING_SEVERITY: Final = "tpguard.severity"
 FINDING_START: Final = "tpguard.start"
 FINDING_END: Final = "tpguard.end"
+
+# -- run spans and resources (``agent_run_span`` / ``configure``) ---------------------------------
+GEN_AI_OPERATION_INVOKE_AGENT: Final = _gen_ai.GenAiOperationNameValues.INVOKE_AGENT.value
+GEN_AI_AGENT_NAME: Final = _gen_ai.GEN_AI_AGENT_NAME
+GEN_AI_AGENT_ID: Final = _gen_ai.GEN_AI_AGENT_ID
+GEN_AI_CONVERSATION_ID: Final = _gen_ai.GEN_AI_CONVERSATION_ID
+SERVICE_NAME: Final = _service.SERVICE_NAME
+SERVICE_VERSION: Final = _service.SERVICE_VERSION
+OPENINFERENCE_AGENT_NAME: Final = "agent.name"
+OPENINFERENCE_SESSION_ID: Final = "session.id"
+TPGUARD_RUN_ID: Final = "tpguard.run.id"
+TPGUARD_CASE_ID: Final = "tpguard.case.id"
