@@ -1,0 +1,131 @@
+"""``PurposeBoundMiddleware``: the guard as a ``create_agent`` middleware (``wrap_tool_call``).
+
+Thin by design (STYLE §5): it resolves the tool's spec, drops injected arguments, asks
+:meth:`Guard.intercept` and acts on the decision — ``audit`` calls the tool unchanged, a block
+returns an error ``ToolMessage`` without calling the tool, ``redact`` calls the tool with the
+rewritten arguments. The middleware sees the model's *raw* arguments (before LangChain validates
+them); ``@purpose_bound`` on the tool itself sees the validated ones.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from langchain.agents.middleware import AgentMiddleware
+from langchain_core.messages import ToolMessage
+from langgraph.prebuilt.tool_node import ToolCallRequest
+from langgraph.types import Command
+
+from tpguard.guard import Decision, Guard
+from tpguard.policy import ToolSpec
+
+from ._langchain_args import as_spec, model_arguments, tool_schema
+
+__all__ = ["PurposeBoundMiddleware"]
+
+_log = logging.getLogger("tpguard")
+_names = itertools.count(1)
+Result = ToolMessage | Command[Any]
+
+
+class PurposeBoundMiddleware(AgentMiddleware):
+    """Check every tool call of a ``create_agent`` agent against ``guard``.
+
+    ``tools`` maps tool names to their :class:`ToolSpec` (or a dict of its fields: ``purpose``,
+    ``sink``, ``free_text``). A tool not listed there is looked up on the guard (its policy's
+    tools and tools registered with ``@purpose_bound``); a tool the guard does not know either is
+    checked as an **unknown tool: sink ``external``, no purpose** — so, under the default-forbidden
+    policy, any registered atom sent to it is forbidden.
+
+    Audit-only on an existing agent: ``create_agent(model, tools, middleware=[
+    PurposeBoundMiddleware(Guard(policy, mode="audit"), tools=...)])`` — tools stay untouched.
+    Several instances may be stacked (each gets a distinct ``name``; pass ``name=`` to choose it).
+    """
+
+    def __init__(
+        self,
+        guard: Guard,
+        tools: Mapping[str, ToolSpec | Mapping[str, Any]] | None = None,
+        *,
+        name: str | None = None,
+    ) -> None:
+        super().__init__()
+        if not isinstance(guard, Guard):
+            raise TypeError("PurposeBoundMiddleware(guard=...) takes a tpguard.Guard")
+        self.guard = guard
+        self.specs: dict[str, ToolSpec] = {n: as_spec(n, s) for n, s in (tools or {}).items()}
+        self._name = name or f"PurposeBoundMiddleware_{next(_names)}"
+        self._lock = threading.Lock()
+        self._schemas_filled: set[str] = set()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"PurposeBoundMiddleware(name={self._name!r}, guard={self.guard!r})"
+
+    # -- the two hooks --------------------------------------------------------------------------
+    def wrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Result]
+    ) -> Result:
+        spec, arguments, call_id = self._prepare(request)
+        with self.guard.intercept(spec, arguments, call_id=call_id) as call:
+            if call.decision.blocked:
+                return _blocked_message(request, call.decision)
+            return handler(_apply(request, call.decision))
+
+    async def awrap_tool_call(
+        self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[Result]]
+    ) -> Result:
+        spec, arguments, call_id = self._prepare(request)
+        with self.guard.intercept(spec, arguments, call_id=call_id) as call:
+            if call.decision.blocked:
+                return _blocked_message(request, call.decision)
+            return await handler(_apply(request, call.decision))
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def spec_for(self, tool_name: str, tool: Any = None) -> ToolSpec:
+        """The spec a call to ``tool_name`` is checked against (see the class docstring)."""
+        spec = self.specs.get(tool_name) or self.guard.tool_spec(tool_name)
+        if spec.input_schema is None and tool is not None and tool_name not in self._schemas_filled:
+            schema = tool_schema(tool)
+            with self._lock:
+                self._schemas_filled.add(tool_name)
+                if schema is not None and tool_name in self.specs:
+                    spec = self.specs[tool_name] = spec.model_copy(update={"input_schema": schema})
+        return spec
+
+    def _prepare(self, request: ToolCallRequest) -> tuple[ToolSpec, dict[str, Any], str | None]:
+        call = request.tool_call
+        name = str(call.get("name", ""))
+        raw = call.get("args") or {}
+        try:
+            spec = self.spec_for(name, request.tool)
+            arguments = model_arguments(request.tool, raw) if isinstance(raw, Mapping) else raw
+        except Exception as e:  # never let the adapter crash the agent: check what we have
+            _log.error("tpguard: could not prepare a call to %s (%s)", name, type(e).__qualname__)
+            spec, arguments = self.guard.tool_spec(name), raw
+        return spec, arguments, call.get("id")
+
+
+def _apply(request: ToolCallRequest, decision: Decision) -> ToolCallRequest:
+    """The request the tool should run: rewritten arguments in ``redact``, else unchanged."""
+    if not decision.redacted or not isinstance(decision.arguments, Mapping):
+        return request
+    args = {**request.tool_call.get("args", {}), **decision.arguments}
+    return request.override(tool_call={**request.tool_call, "args": args})
+
+
+def _blocked_message(request: ToolCallRequest, decision: Decision) -> ToolMessage:
+    call = request.tool_call
+    return ToolMessage(
+        content=decision.message or f"tpguard withheld the call to {decision.tool}",
+        name=call.get("name"),
+        tool_call_id=call.get("id") or "",
+        status="error",
+    )

@@ -1,0 +1,187 @@
+"""``guard_tool``: a LangChain tool whose every call passes the guard with *validated* arguments.
+
+The guarded tool is a copy of the original whose class is a thin subclass of the original class
+(so ``isinstance`` checks, name, description, args schema, ``return_direct`` and response format
+are unchanged). The subclass overrides two call paths and nothing else:
+
+* ``run`` / ``arun`` remember the tool-call id LangChain passes (``gen_ai.tool.call.id`` on the span);
+* ``_run`` / ``_arun`` receive the arguments *after* LangChain validated them against the args
+  schema, drop injected arguments, and call :meth:`Guard.intercept` around the real ``_run``.
+
+A withheld call raises :class:`ToolCallWithheld` (a ``ToolException``); the copy's
+``handle_tool_error`` turns exactly that exception into the tool's result, so in an agent the model
+gets a ``ToolMessage(status="error")`` carrying the guard's message and the run continues. The
+tool's own ``ToolException`` s are handled as the original tool's setting says.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+from collections.abc import Callable, Iterable
+from contextvars import ContextVar
+from typing import Any
+
+from langchain_core.tools import BaseTool, ToolException
+
+from tpguard.guard import Decision, Guard
+from tpguard.policy import Sink, ToolSpec
+
+from ._langchain_args import config_params, model_arguments, spec_for_tool
+
+__all__ = ["ToolCallWithheld", "guard_tool"]
+
+_CALL_ID: ContextVar[str | None] = ContextVar("tpguard_langchain_call_id", default=None)
+_ACTIVE: ContextVar[frozenset[int]] = ContextVar("tpguard_langchain_active", default=frozenset())
+_bindings = itertools.count(1)
+
+
+class ToolCallWithheld(ToolException):
+    """The guard withheld a LangChain tool call; ``str(e)`` is the guard's (value-free) message."""
+
+    def __init__(self, decision: Decision) -> None:
+        self.decision = decision
+        super().__init__(decision.message or f"tpguard withheld the call to {decision.tool}")
+
+
+def guard_tool(
+    tool: BaseTool,
+    *,
+    purpose: str,
+    sink: Sink = "external",
+    free_text: Iterable[str] = (),
+    guard: Guard,
+    name: str | None = None,
+) -> BaseTool:
+    """Return a guarded copy of ``tool`` (the original is left untouched).
+
+    Registers the tool's :class:`ToolSpec` (purpose, sink, free-text slots, the JSON schema the
+    model sees) on ``guard``. ``name`` renames the tool (for the model and the policy alike).
+    """
+    if not isinstance(tool, BaseTool):
+        raise TypeError(f"guard_tool takes a LangChain BaseTool (got {type(tool).__name__})")
+    if not isinstance(guard, Guard):
+        raise TypeError("guard_tool(guard=...) takes a tpguard.Guard")
+    spec = guard.add_tool(spec_for_tool(tool, purpose=purpose, sink=sink, free_text=free_text,
+                                        name=name))
+    try:
+        _ = tool._injected_args_keys  # computed from the original signature, carried by the copy
+    except Exception:
+        pass
+    update: dict[str, Any] = {"handle_tool_error": _error_handler(tool.handle_tool_error)}
+    if name and name != tool.name:
+        update["name"] = name
+    guarded = tool.model_copy(update=update)
+    object.__setattr__(guarded, "__class__", _guarded_class(type(tool), guard, spec))
+    return guarded
+
+
+def _error_handler(original: Any) -> Callable[[ToolException], Any]:
+    """``handle_tool_error`` for the copy: our withheld calls become results, the rest as before."""
+
+    def handle(e: ToolException) -> Any:
+        if isinstance(e, ToolCallWithheld):
+            return str(e)
+        if not original:
+            raise e
+        if original is True:
+            return e.args[0] if e.args else "Tool execution error"
+        if isinstance(original, str):
+            return original
+        return original(e)
+
+    return handle
+
+
+def _guarded_class(base: type[BaseTool], guard: Guard, spec: ToolSpec) -> type[BaseTool]:
+    key = next(_bindings)
+    orig_run = base._run
+    ns: dict[str, Any] = {"__module__": base.__module__, "__qualname__": base.__qualname__,
+                          "__doc__": base.__doc__}
+
+    def run(self: BaseTool, *args: Any, **kwargs: Any) -> Any:
+        token = _CALL_ID.set(kwargs.get("tool_call_id"))
+        try:
+            return base.run(self, *args, **kwargs)
+        finally:
+            _CALL_ID.reset(token)
+
+    async def arun(self: BaseTool, *args: Any, **kwargs: Any) -> Any:
+        token = _CALL_ID.set(kwargs.get("tool_call_id"))
+        try:
+            return await base.arun(self, *args, **kwargs)
+        finally:
+            _CALL_ID.reset(token)
+
+    def _run(self: BaseTool, *args: Any, **kwargs: Any) -> Any:
+        if key in _ACTIVE.get():  # e.g. an async path that falls back to _run in a thread
+            return orig_run(self, *args, **kwargs)
+        names, arguments = _scanned(self, orig_run, args, kwargs)
+        token = _ACTIVE.set(_ACTIVE.get() | {key})
+        try:
+            with guard.intercept(spec, arguments, call_id=_CALL_ID.get()) as call:
+                if not call.decision.blocked:
+                    a, kw = _rewritten(call.decision, names, args, kwargs)
+                    return orig_run(self, *a, **kw)
+        finally:
+            _ACTIVE.reset(token)
+        raise ToolCallWithheld(call.decision)
+
+    ns.update(run=functools.update_wrapper(run, base.run),
+              arun=functools.update_wrapper(arun, base.arun),
+              _run=functools.update_wrapper(_run, orig_run))
+
+    if base._arun is not BaseTool._arun:  # the class has its own async path: guard it too
+        orig_arun = base._arun
+
+        async def _arun(self: BaseTool, *args: Any, **kwargs: Any) -> Any:
+            if key in _ACTIVE.get():
+                return await orig_arun(self, *args, **kwargs)
+            names, arguments = _scanned(self, orig_arun, args, kwargs)
+            token = _ACTIVE.set(_ACTIVE.get() | {key})
+            try:
+                with guard.intercept(spec, arguments, call_id=_CALL_ID.get()) as call:
+                    if not call.decision.blocked:
+                        a, kw = _rewritten(call.decision, names, args, kwargs)
+                        return await orig_arun(self, *a, **kw)
+            finally:
+                _ACTIVE.reset(token)
+            raise ToolCallWithheld(call.decision)
+
+        ns["_arun"] = functools.update_wrapper(_arun, orig_arun)
+    meta: Any = type(base)  # pydantic's model metaclass
+    guarded: type[BaseTool] = meta(base.__name__, (base,), ns)
+    return guarded
+
+
+def _positional_names(fn: Callable[..., Any], count: int) -> list[str]:
+    """Names for positional arguments (a single-string tool gets ``run("text")``)."""
+    if not count:
+        return []
+    try:
+        params = list(inspect.signature(fn).parameters.values())[1:]  # skip self
+    except (TypeError, ValueError):
+        params = []
+    names = [p.name for p in params
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:count]
+    return names + [f"args[{i}]" for i in range(len(names), count)]
+
+
+def _scanned(
+    tool: BaseTool, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[list[str], dict[str, Any]]:
+    names = _positional_names(fn, len(args))
+    arguments = model_arguments(tool, kwargs, drop=config_params(fn))
+    return names, {**dict(zip(names, args, strict=True)), **arguments}
+
+
+def _rewritten(
+    decision: Decision, names: list[str], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    if not decision.redacted or not isinstance(decision.arguments, dict):
+        return args, kwargs
+    new = decision.arguments
+    positional = tuple(new.get(n, a) for n, a in zip(names, args, strict=True))
+    keywords = {k: (new[k] if k in new else v) for k, v in kwargs.items()}
+    return positional, keywords
