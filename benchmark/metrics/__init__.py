@@ -1,0 +1,50 @@
+"""Every ToolPrivacyBench metric, its aggregation and its statistics (seed ``000_*`` §5, §7.5,
+Appendix D.2). See ``docs/metrics.md`` for each formula and the choices made where the paper is
+silent.
+
+Score one case from a trajectory the backends recorded::
+
+    score = score_trajectory(case, trajectory, s_task=1.0)        # runs the evaluator's detector
+    score = score_case(case, [(tool, findings), ...], s_task=1.0)  # findings from exported spans
+    row = summary_row(scores, agent="leaky", guard="off", suite="need-to-know")
+"""
+
+from __future__ import annotations
+
+from ._aggregate import KEYS, breakdown, compare_guards, pooled, summary_row, weight_sensitivity
+from ._case import FRACTIONS, CaseScore, CaseScorer, mt_poi, score_case, score_trajectory
+from ._evidence import CallEvidence, as_evidence, evidence_from_calls
+from ._paths import PathDiagnostics, aggregate_paths, diagnose_paths
+from ._stats import bootstrap_ci, percentile_ci, sign_flip_test, spearman
+from ._tables import CaseTables
+from ._weights import ALTERNATIVE_WEIGHTS, COMPONENTS, DEFAULT_WEIGHTS, Weights
+
+__all__ = [
+    "ALTERNATIVE_WEIGHTS",
+    "COMPONENTS",
+    "DEFAULT_WEIGHTS",
+    "FRACTIONS",
+    "KEYS",
+    "CallEvidence",
+    "CaseScore",
+    "CaseScorer",
+    "CaseTables",
+    "PathDiagnostics",
+    "Weights",
+    "aggregate_paths",
+    "as_evidence",
+    "bootstrap_ci",
+    "breakdown",
+    "compare_guards",
+    "diagnose_paths",
+    "evidence_from_calls",
+    "mt_poi",
+    "percentile_ci",
+    "pooled",
+    "score_case",
+    "score_trajectory",
+    "sign_flip_test",
+    "spearman",
+    "summary_row",
+    "weight_sensitivity",
+]
