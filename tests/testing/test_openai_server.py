@@ -213,11 +213,12 @@ def test_turns_are_normalised_and_bad_turns_fail_early() -> None:
     assert as_turn([{"name": "f", "arguments": {"a": 1}}]) == ScriptedTurn(tool_calls=(call,))
     assert as_turn({"name": "f", "arguments": '{"a": 1}'}) == ScriptedTurn(tool_calls=(call,))
     assert as_turn({"content": "x", "tool_calls": [call]}).finish_reason == "tool_calls"
+    bad: Any
     for bad in ([], {"content": None}, [{"arguments": {}}], 42, [{"name": "f", "arguments": [1]}]):
         with pytest.raises((TypeError, ValueError)):
             as_turn(bad)
     with pytest.raises(TypeError):
-        ScriptedOpenAIServer("not a list of turns")  # type: ignore[arg-type]
+        ScriptedOpenAIServer("not a list of turns")
     with pytest.raises(TypeError):
         ScriptedOpenAIServer(["fine", 42])
 

@@ -52,8 +52,9 @@ class ScriptedTurn:
         return "tool_calls" if self.tool_calls else "stop"
 
 
-TurnLike: TypeAlias = "ScriptedTurn | str | Sequence[Mapping[str, Any] | ScriptedToolCall] | Mapping[str, Any]"
-Script: TypeAlias = "Sequence[TurnLike] | Callable[[dict[str, Any]], TurnLike]"
+# Loosely typed on purpose: turns come from JSON files and test literals; as_turn() checks them.
+TurnLike: TypeAlias = "ScriptedTurn | ScriptedToolCall | str | Sequence[Any] | Mapping[str, Any]"
+Script: TypeAlias = "Sequence[Any] | Callable[[dict[str, Any]], Any]"
 
 
 class ScriptExhausted(LookupError):
