@@ -177,7 +177,7 @@ async def test_custom_basetool_sync_async_and_redact(tpguard_spans: SpanCapture)
 
 
 async def test_async_tool_blocked_and_allowed(tpguard_spans: SpanCapture) -> None:
-    received: list[tuple[str, str]] = Field(default_factory=list)
+    received: list[str] = []
 
     @tool
     async def handoff(summary: str) -> str:
@@ -202,7 +202,7 @@ def test_parallel_calls_in_one_turn_see_the_session(
     proves); the session bound around the run reaches every call, and each span gets its own id."""
     threads: set[str] = set()
     barrier = threading.Barrier(2, timeout=5)
-    received: list[tuple[str, str]] = Field(default_factory=list)
+    received: list[str] = []
 
     @tool
     def handoff(summary: str) -> str:
