@@ -269,3 +269,42 @@ def test_openai_server_model_tool_calling_agent_enforce(
     assert _decisions(tpguard_spans) == [("notify_patient", "allow"), ("team_handoff", "block"),
                                          ("team_handoff", "allow")]
     _assert_no_raw_values(tpguard_spans)
+
+
+@needs_smolagents
+def test_openai_server_model_audit_only_instrumentor_sees_server_call_ids(
+    policy: PolicyKB, tpguard_spans: SpanCapture
+) -> None:
+    """Audit-only over unmodified tools: nothing changes, and the ids minted by the server
+    (``call_1`` …) reach the spans."""
+    from smolagents import OpenAIServerModel, ToolCallingAgent
+
+    from tpguard.adapters.smolagents import SmolagentsInstrumentor
+
+    guard = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider)
+    received: dict[str, list[dict[str, Any]]] = {"notify_patient": [], "team_handoff": []}
+    final = [{"name": "final_answer", "arguments": {"answer": "ok"}}]
+    instrumentor = SmolagentsInstrumentor(
+        guard, tools={n: policy.tool(n) for n in ("notify_patient", "team_handoff")})
+    instrumentor.instrument()
+    try:
+        with ScriptedOpenAIServer(workflow(final)) as server:
+            model = OpenAIServerModel(model_id="scripted", api_base=server.base_url, api_key="test",
+                                      client_kwargs={"max_retries": 0})
+            agent = ToolCallingAgent(tools=_smol_tools(received), model=model, max_steps=6,
+                                     verbosity_level=0)
+            assert agent.run(TASK) == "ok"
+            requests = server.requests
+    finally:
+        instrumentor.uninstrument()
+
+    assert received["notify_patient"] == [{"message": NOTIFY}]
+    assert received["team_handoff"] == [{"pickup_id": "RX-88213", "summary": LEAKY}]  # audit: unchanged
+    assert len(requests) == 3
+    spans = {s.name.removeprefix("execute_tool "): s for s in tpguard_spans.tool_spans()}
+    handoff = spans["team_handoff"].attributes or {}
+    assert handoff["tpguard.decision"] == "allow"
+    assert set(handoff["tpguard.forbidden.atom_types"]) == {"phone", "medical"}  # type: ignore[arg-type]
+    assert handoff["gen_ai.tool.call.id"] == "call_2"
+    assert (spans["notify_patient"].attributes or {})["gen_ai.tool.call.id"] == "call_1"
+    _assert_no_raw_values(tpguard_spans)
