@@ -51,7 +51,9 @@ class Normalized:
 def normalize(text: str) -> Normalized:
     if text.isascii():
         low = text.lower()
-        if _IRREGULAR_WS.search(text) is None:
+        # ASCII tab/newline/CR/VT/FF are exactly its non-printable whitespace: two C-speed checks
+        # decide whether offsets can stay as they are.
+        if "  " not in text and (text.isprintable() or _IRREGULAR_WS.search(text) is None):
             return Normalized(low, None)
         return _collapse_ascii(low)
     return _normalize_unicode(text)

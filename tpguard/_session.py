@@ -19,7 +19,7 @@ from .policy import PrivateAtom
 from .redaction import PlaceholderOperator
 
 if TYPE_CHECKING:
-    from .policy import AccessResolver, PolicyKB
+    from .policy import Access, AccessResolver, PolicyKB
 
 __all__ = ["Session", "current_session"]
 
@@ -45,6 +45,8 @@ class Session:
         self._extra: dict[str, PrivateAtom] = {a.id: a for a in atoms}
         self.policy: PolicyKB = policy
         self.resolver: AccessResolver = policy.resolver()
+        #: (atom id, (tool, purpose, sink)) → Access, reset whenever atoms change
+        self.access_cache: dict[tuple[str, tuple[str, str, str]], Access] = {}
         self.detector: Detector = make_detector(policy.atoms)
         if self._extra:
             self._rebuild()
@@ -54,6 +56,7 @@ class Session:
         detector = self._make_detector(policy.atoms)
         # Swap whole objects so a concurrent check sees either the old or the new state.
         self.policy, self.resolver, self.detector = policy, policy.resolver(), detector
+        self.access_cache = {}
 
     def register(self, *atoms: PrivateAtom) -> None:
         with self._lock:

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
@@ -218,15 +218,19 @@ class Guard:
         raw = sess.detector.scan(arguments, spec.free_text)
         if not raw:
             return Decision(spec.name, self.mode, "allow", arguments=arguments, session_id=sess.id)
-        resolver = sess.resolver
+        resolver, cache = sess.resolver, sess.access_cache
+        tool_key = (spec.name, spec.purpose, spec.sink)
         findings = []
         for f in raw:
             if f.method == "pii":  # unregistered PII: only type rules forbid it
                 acc = resolver.access(PrivateAtom(id=f.atom_id, type=f.atom_type, value="-"), spec)
                 ok = acc.level == "default" or acc.permits(f.path, f.method)
             else:
-                ok = resolver.access(f.atom_id, spec).permits(f.path, f.method)
-            findings.append(replace(f, authorized=ok))
+                acc = cache.get((f.atom_id, tool_key))
+                if acc is None:
+                    acc = cache[(f.atom_id, tool_key)] = resolver.access(f.atom_id, spec)
+                ok = acc.permits(f.path, f.method)
+            findings.append(Finding(*f[:-1], ok))
         forbidden = tuple(f for f in findings if not f.authorized)
         found = tuple(findings)
         if not forbidden or self.mode == "audit":
@@ -255,6 +259,11 @@ class Guard:
         for f in forbidden:
             by_path[f.path].append(f)
         op = PlaceholderOperator(sess.placeholder)
+        if type(arguments) is dict and all(type(arguments.get(p)) is str for p in by_path):
+            rewritten = dict(arguments)  # flat call: rewrite the slots in a shallow copy
+            for path, found in by_path.items():
+                rewritten[path] = rewrite_text(arguments[path], found, op)
+            return rewritten
         replacements = {
             path: rewrite_text(text, by_path[path], op)
             for path, _, text in iter_leaves(arguments)

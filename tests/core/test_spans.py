@@ -1,0 +1,118 @@
+"""One span per intercepted call: names, GenAI/tpguard attributes, events, content modes."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from tpguard import Guard, PolicyKB
+from tpguard.telemetry import JsonlSpanExporter
+from tpguard.testing import SpanCapture
+
+VALUES = ("Maria Gonzalez", "415-555-0199", "chest tightness", "4417", "Blue Shield PPO")
+SUMMARY = "Maria Gonzalez (415-555-0199) reports chest tightness."
+
+
+@pytest.fixture
+def policy(healthcare_policy_path: Path) -> PolicyKB:
+    return PolicyKB.from_file(healthcare_policy_path)
+
+
+def run(guard: Guard, tool: str, args: dict, call_id: str | None = None) -> None:
+    with guard.intercept(tool, args, call_id=call_id):
+        pass
+
+
+def test_span_shape_and_attributes(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
+    g = Guard(policy, mode="enforce", tracer_provider=tpguard_spans.provider)
+    with g.session(session_id="req-1"):
+        run(g, "team_handoff", {"summary": SUMMARY}, call_id="call_7")
+        run(g, "notify_patient", {"phone": "415-555-0199", "message": "ready for pickup"})
+    first, second = tpguard_spans.tool_spans()
+    assert first.name == "execute_tool team_handoff" and second.name == "execute_tool notify_patient"
+    a = first.attributes or {}
+    assert a["gen_ai.operation.name"] == "execute_tool" and a["gen_ai.tool.name"] == "team_handoff"
+    assert a["gen_ai.tool.call.id"] == "call_7" and a["openinference.span.kind"] == "TOOL"
+    assert a["tpguard.decision"] == "block" and a["tpguard.mode"] == "enforce"
+    assert a["tpguard.sink"] == "handoff" and a["tpguard.purpose"].startswith("hand the case")
+    assert list(a["tpguard.forbidden.atom_ids"]) == ["name", "phone", "symptom"]
+    assert list(a["tpguard.forbidden.atom_types"]) == ["medical", "person_name", "phone"]
+    assert a["tpguard.finding.count"] == 3 and a["tpguard.session.id"] == "req-1"
+    assert first.status.status_code.name == "ERROR"
+    events = [dict(e.attributes or {}) for e in first.events]
+    assert {(e["tpguard.atom.id"], e["tpguard.path"], e["tpguard.method"], e["tpguard.authorized"])
+            for e in events} == {("name", "summary", "exact", False), ("phone", "summary", "exact", False),
+                                 ("symptom", "summary", "exact", False)}
+    assert (second.attributes or {})["tpguard.decision"] == "allow"
+    assert second.status.status_code.name == "UNSET"
+
+
+def test_default_mode_records_no_raw_value(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
+    for mode in ("audit", "enforce", "redact"):
+        g = Guard(policy, mode=mode, tracer_provider=tpguard_spans.provider)  # type: ignore[arg-type]
+        run(g, "team_handoff", {"summary": SUMMARY, "card": "**** 4417", "ins": "Blue Shield PPO"})
+        run(g, "process_payment", {"card": "4417", "note": "ok"})
+    dump = tpguard_spans.dump()
+    assert "<person_name>" in dump and "<phone>" in dump
+    for v in VALUES:
+        assert v not in dump
+
+
+def test_hash_mode_is_keyed(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
+    def tag(key: str) -> str:
+        tpguard_spans.clear()
+        g = Guard(policy, record_arguments="hash", hash_key=key, tracer_provider=tpguard_spans.provider)
+        run(g, "team_handoff", {"summary": "call 415-555-0199"})
+        return json.loads((tpguard_spans.tool_spans()[0].attributes or {})["tpguard.arguments"])["summary"]
+
+    a, b, c = tag("k1"), tag("k1"), tag("k2")
+    assert a == b != c and a.startswith("call <phone:hmac:") and "0199" not in a
+
+
+def test_raw_needs_explicit_opt_in(
+    policy: PolicyKB, tpguard_spans: SpanCapture, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, "tpguard")
+    g = Guard(policy, record_arguments="raw", tracer_provider=tpguard_spans.provider)
+    assert g.recording == "redacted" and "needs allow_raw" in caplog.text
+    g2 = Guard(policy, record_arguments="raw", allow_raw_arguments=True,
+               tracer_provider=tpguard_spans.provider)
+    assert g2.recording == "raw" and "RAW tool arguments" in caplog.text
+    run(g2, "team_handoff", {"summary": "call 415-555-0199"})
+    attrs = tpguard_spans.tool_spans()[0].attributes or {}
+    assert "415-555-0199" in attrs["gen_ai.tool.call.arguments"]
+
+
+def test_none_mode_records_no_arguments(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
+    g = Guard(policy, record_arguments="none", tracer_provider=tpguard_spans.provider)
+    run(g, "team_handoff", {"summary": SUMMARY})
+    attrs = tpguard_spans.tool_spans()[0].attributes or {}
+    assert "tpguard.arguments" not in attrs and attrs["tpguard.finding.count"] == 3
+
+
+def test_tool_exception_recorded_by_type_only(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
+    g = Guard(policy, tracer_provider=tpguard_spans.provider)
+    with pytest.raises(ValueError), g.intercept("notify_patient", {"message": "x"}):
+        raise ValueError("bad phone 415-555-0199")
+    span = tpguard_spans.tool_spans()[0]
+    assert (span.attributes or {})["error.type"] == "ValueError"
+    assert span.status.status_code.name == "ERROR" and "555-0199" not in tpguard_spans.dump()
+
+
+def test_jsonl_exporter_writes_one_line_per_span(policy: PolicyKB, tmp_path: Path) -> None:
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(JsonlSpanExporter(tmp_path / "spans.jsonl")))
+    g = Guard(policy, mode="enforce", tracer_provider=provider)
+    run(g, "team_handoff", {"summary": SUMMARY})
+    run(g, "notify_patient", {"message": "ready"})
+    provider.shutdown()
+    lines = [json.loads(x) for x in (tmp_path / "spans.jsonl").read_text().splitlines()]
+    assert [x["name"] for x in lines] == ["execute_tool team_handoff", "execute_tool notify_patient"]
+    assert lines[0]["attributes"]["tpguard.decision"] == "block" and len(lines[0]["events"]) == 3
+    assert all(v not in (tmp_path / "spans.jsonl").read_text() for v in VALUES)

@@ -1,0 +1,88 @@
+"""Layout promises: adapters/ and benchmark/ install only under tpguard.*, and tpguard works bare."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+import tomllib
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _package_dirs() -> set[str]:
+    found = set()
+    for top, dotted in (("tpguard", "tpguard"), ("adapters", "tpguard.adapters"),
+                        ("benchmark", "tpguard.benchmark")):
+        for init in (ROOT / top).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / top)
+            found.add(".".join([dotted, *rel.parts]))
+    return found
+
+
+def test_every_package_folder_is_listed_in_pyproject() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    listed = set(config["tool"]["setuptools"]["packages"])
+    assert _package_dirs() == listed
+
+
+def test_installed_import_paths_map_into_tpguard() -> None:
+    import tpguard.adapters
+    import tpguard.benchmark
+
+    assert Path(tpguard.adapters.__file__).parent.name == "adapters"
+    assert Path(tpguard.benchmark.__file__).parent.name == "benchmark"
+    assert importlib.util.find_spec("adapters") is None
+    assert importlib.util.find_spec("benchmark") is None
+
+
+@pytest.mark.slow
+def test_wheel_has_no_top_level_adapters_or_benchmark(tmp_path: Path) -> None:
+    pytest.importorskip("setuptools")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(tmp_path), str(ROOT)],
+        check=True, capture_output=True, timeout=300,
+    )
+    wheel = next(tmp_path.glob("tpguard-*.whl"))
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/", 1)[0] for n in names}
+    assert "adapters" not in tops and "benchmark" not in tops
+    assert "tpguard/adapters/__init__.py" in names and "tpguard/benchmark/__init__.py" in names
+    assert "tpguard/py.typed" in names
+    assert any(n.startswith("tpguard/benchmark/cases/") for n in names)
+
+
+def test_core_imports_and_works_without_any_extra() -> None:
+    """Block every optional framework and run the core, the decorator and the CLI."""
+    code = textwrap.dedent(
+        """
+        import sys, importlib.abc
+        BLOCKED = ("langchain", "langchain_core", "langgraph", "smolagents", "presidio_analyzer",
+                   "spacy", "faker", "scipy", "plotly", "openinference", "langchain_openai")
+        class Block(importlib.abc.MetaPathFinder):
+            def find_spec(self, name, path=None, target=None):
+                if name.split(".")[0] in BLOCKED:
+                    raise ImportError(f"blocked {name}")
+        sys.meta_path.insert(0, Block())
+        from tpguard import Guard, PolicyKB, PrivateAtom, ToolSpec, purpose_bound
+        import tpguard.cli, tpguard.adapters
+        g = Guard(PolicyKB(atoms=[PrivateAtom(id="p", type="phone", value="415-555-0199")]),
+                  mode="enforce")
+        @purpose_bound(purpose="notify", sink="notification", free_text=["m"], guard=g)
+        def notify(m: str) -> str:
+            return m
+        assert notify("hello") == "hello"
+        assert g.check("notify", {"m": "415 555 0199"}).blocked
+        assert not [m for m in sys.modules if m.split(".")[0] in BLOCKED]
+        print("ok")
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
