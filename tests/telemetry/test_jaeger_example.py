@@ -68,3 +68,36 @@ def test_compose_file_runs_jaeger_v2_with_otlp_ports() -> None:
     readme = (JAEGER / "README.md").read_text()
     assert service["image"] in readme  # the docker run line names the same image
     assert "OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 tpguard bench run --quick" in readme
+
+
+def test_telemetry_doc_snippets_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = (REPO / "docs" / "telemetry.md").read_text()
+    snippets = re.findall(r"```python\n(.*?)```", doc, flags=re.S)
+    assert len(snippets) == 2
+    with OtlpHttpReceiver() as rx:
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", rx.endpoint)
+        monkeypatch.chdir(REPO)
+        for snippet in snippets:
+            exec(compile(snippet, "docs/telemetry.md", "exec"), {})
+        spans = rx.wait_for(2)
+    by_name = {s["name"]: s for s in spans}
+    assert by_name["execute_tool process_payment"]["attributes"]["tpguard.decision"] == "block"
+    assert by_name["invoke_agent claims-agent"]["resource"]["tpguard.run.id"] == "2026-11-30-nightly"
+
+
+@pytest.mark.slow
+def test_bench_run_quick_delivers_execute_tool_spans(tmp_path: Path) -> None:
+    """Issue #6 'done when': activates once the benchmark CLI (``tpguard bench run``) exists."""
+    pytest.importorskip("tpguard.benchmark.cli", reason="tpguard bench CLI not built yet")
+    with OtlpHttpReceiver() as rx:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+        env["OTEL_EXPORTER_OTLP_ENDPOINT"] = rx.endpoint
+        done = subprocess.run(
+            [sys.executable, "-c", "from tpguard.cli import main; main()", "bench", "run", "--quick"],
+            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        spans = rx.wait_for(1, timeout=30)
+    tool_spans = [s for s in spans if s["name"].startswith("execute_tool ")]
+    assert tool_spans
+    assert all("tpguard.decision" in s["attributes"] for s in tool_spans)
+    assert {s["attributes"]["tpguard.arguments.mode"] for s in tool_spans} == {"redacted"}
