@@ -64,7 +64,7 @@ def _run(
     provider = configure(endpoint=rx.endpoint, run_id=f"privacy-{mode}",
                          resource_attributes={"service.instance.id": "privacy-test"})
     guard = Guard(policy, mode=mode, tracer_provider=provider, **guard_kw)  # type: ignore[arg-type]
-    decisions = []
+    decisions: list[Decision] = []
     with agent_run_span(provider, "healthcare-agent", case_id="healthcare-table1"):
         for tool, args in calls:
             with guard.intercept(tool, args, call_id=f"call-{len(decisions)}") as it:

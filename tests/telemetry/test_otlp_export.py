@@ -25,7 +25,7 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 def _guarded_run(policy: PolicyKB, **configure_kw: Any) -> list[str]:
     provider = configure(run_id="run-7", **configure_kw)
     guard = Guard(policy, mode="enforce", tracer_provider=provider)
-    actions = []
+    actions: list[str] = []
     for i, (tool, args) in enumerate(CALLS):
         with guard.intercept(tool, args, call_id=f"call-{i}") as it:
             actions.append(it.decision.action)
