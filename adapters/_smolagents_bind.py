@@ -80,5 +80,5 @@ def spec_for_tool(
     inputs = getattr(tool, "inputs", None) or {}
     return ToolSpec(
         name=name or tool.name, purpose=purpose, sink=sink, free_text=tuple(free_text),
-        schema=input_schema(inputs), description=str(getattr(tool, "description", "") or ""),
+        input_schema=input_schema(inputs), description=str(getattr(tool, "description", "") or ""),
     )

@@ -99,7 +99,7 @@ def scripted_model() -> ScriptedSmolModel:
                 "pickup_id": "RX-88213", "summary": "RX-88213 is ready for pickup; please prepare it."}}]
         return "Registered, paid, notified and handed off."
 
-    return ScriptedSmolModel([
+    script: list[Any] = [
         [{"name": "register_patient", "arguments": {
             "name": "Maria Gonzalez", "phone": "415-555-0199", "note": "chest tightness"}}],
         [{"name": "process_payment", "arguments": {
@@ -110,7 +110,8 @@ def scripted_model() -> ScriptedSmolModel:
             "RX-88213 ready. Patient at 415-555-0199 reports chest tightness."}}],
         after_handoff,
         "Registered, paid, notified and handed off.",
-    ])
+    ]
+    return ScriptedSmolModel(script)
 
 
 def make_model() -> tuple[Model, str]:
@@ -132,12 +133,13 @@ def main() -> None:
             answer = agent.run(TASK)
             print(f"== {agent_cls.__name__} ({label}) ==")
             for span in spans.tool_spans():
-                tool_name = span.name.removeprefix("execute_tool ")
-                line = f"  {tool_name:<17} {span.attributes['tpguard.decision']}"
-                withheld = span.attributes.get("tpguard.forbidden.atom_types")
-                if span.attributes["tpguard.decision"] == "block" and withheld:
-                    fields = ", ".join(span.attributes["tpguard.forbidden.fields"] or ())
-                    line += f"  (withheld {', '.join(withheld)} in {fields})"
+                attrs: dict[str, Any] = dict(span.attributes or {})
+                decision = attrs["tpguard.decision"]
+                line = f"  {span.name.removeprefix('execute_tool '):<17} {decision}"
+                if decision == "block":
+                    withheld = ", ".join(map(str, attrs.get("tpguard.forbidden.atom_types", ())))
+                    fields = ", ".join(map(str, attrs.get("tpguard.forbidden.fields", ())))
+                    line += f"  (withheld {withheld} in {fields})"
                 print(line)
             for name, args in received:
                 if name == "team_handoff":

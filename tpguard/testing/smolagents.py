@@ -32,7 +32,7 @@ import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 from smolagents.models import (
     ChatMessage,
@@ -55,8 +55,8 @@ class Code:
     thought: str = "Thought: I will run this code."
 
 
-Turn = str | Code | ChatMessage | Sequence[Mapping[str, Any]]
-TurnFn = Callable[[list[Message]], Turn]
+Turn: TypeAlias = "str | Code | ChatMessage | Sequence[Mapping[str, Any]]"
+TurnFn: TypeAlias = "Callable[[list[Message]], Turn]"
 _CODE_PREFIX = "code:"
 
 
