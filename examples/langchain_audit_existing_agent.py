@@ -68,7 +68,7 @@ def report(title: str, spans: SpanCapture) -> None:
     for name, args in RECEIVED:
         print(f"received  {name}: {args}")
     for span in spans.tool_spans():
-        a = span.attributes
+        a: dict[str, Any] = dict(span.attributes or {})
         forbidden = ", ".join(a.get("tpguard.forbidden.atom_types", ())) or "-"
         print(f"decision  {a['gen_ai.tool.name']}: {a['tpguard.decision']} "
               f"(not needed for its purpose: {forbidden}) args={a.get('tpguard.arguments')}")

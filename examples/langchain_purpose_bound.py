@@ -110,7 +110,7 @@ def main() -> None:
             print(f"{name}: {args}")
         print("== decisions")
         for span in spans.tool_spans():
-            a = span.attributes
+            a: dict[str, Any] = dict(span.attributes or {})
             forbidden = ", ".join(a.get("tpguard.forbidden.atom_types", ())) or "-"
             print(f"{a['gen_ai.tool.name']}: {a['tpguard.decision']} (forbidden: {forbidden})")
         print("== final answer")
