@@ -6,11 +6,15 @@ import importlib.util
 import subprocess
 import sys
 import textwrap
-import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    tomllib = pytest.importorskip("tomli")
 
 ROOT = Path(__file__).resolve().parents[1]
 

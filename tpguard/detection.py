@@ -152,26 +152,14 @@ class Detector:
         anchors: dict[str, set[int]] = {}
         undetectable = []
         for idx, atom in enumerate(self.atoms):
-            usable = False
-            for raw, method in self._keys(atom):
-                key = normalize_key(raw)
-                if _is_numeric(raw):
-                    d = digits_of(raw)
-                    self._digits.setdefault(d, []).append((idx, method))
-                    if _CENTS.search(raw) and len(d) >= 6:  # "$1,250.00" is also "1250"
-                        self._digits.setdefault(d[:-2], []).append((idx, method))
-                    usable = True
-                if len(key) >= _MIN_KEY:
-                    table.setdefault(key, []).append(_Entry(idx, method, _PRIORITY[method]))
-                    usable = True
+            if not self._compile_keys(idx, atom, table):
+                undetectable.append(atom.id)
             norm_value = normalize_key(atom.value)
             if self.fuzzy and _fuzzy_eligible(atom, norm_value):
                 self._fuzzy_keys[idx] = (norm_value, digits_of(norm_value))
                 for word in norm_value.split():  # word prefixes make an atom a fuzzy candidate
                     if len(word) >= 4 and word.isalpha():
                         anchors.setdefault(word[:4], set()).add(idx)
-            if not usable:
-                undetectable.append(atom.id)
         self.undetectable = tuple(undetectable)
         if table:
             automaton = ahocorasick.Automaton()
@@ -185,6 +173,22 @@ class Detector:
                 anchor_automaton.add_word(key, tuple(sorted(idxs)))
             anchor_automaton.make_automaton()
             self._anchors = anchor_automaton
+
+    def _compile_keys(self, idx: int, atom: PrivateAtom, table: dict[str, list[_Entry]]) -> bool:
+        """Add the atom's keys to the automaton table and digit index; False if none is usable."""
+        usable = False
+        for raw, method in self._keys(atom):
+            key = normalize_key(raw)
+            if _is_numeric(raw):
+                d = digits_of(raw)
+                self._digits.setdefault(d, []).append((idx, method))
+                if _CENTS.search(raw) and len(d) >= 6:  # "$1,250.00" is also "1250"
+                    self._digits.setdefault(d[:-2], []).append((idx, method))
+                usable = True
+            if len(key) >= _MIN_KEY:
+                table.setdefault(key, []).append(_Entry(idx, method, _PRIORITY[method]))
+                usable = True
+        return usable
 
     # -- scanning -----------------------------------------------------------------------------
     def scan(self, arguments: Any, free_text_slots: Collection[str] = ()) -> list[Finding]:

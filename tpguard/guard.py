@@ -226,10 +226,10 @@ class Guard:
                 acc = resolver.access(PrivateAtom(id=f.atom_id, type=f.atom_type, value="-"), spec)
                 ok = acc.level == "default" or acc.permits(f.path, f.method)
             else:
-                acc = cache.get((f.atom_id, tool_key))
-                if acc is None:
-                    acc = cache[(f.atom_id, tool_key)] = resolver.access(f.atom_id, spec)
-                ok = acc.permits(f.path, f.method)
+                cached = cache.get((f.atom_id, tool_key))
+                if cached is None:
+                    cached = cache[(f.atom_id, tool_key)] = resolver.access(f.atom_id, spec)
+                ok = cached.permits(f.path, f.method)
             findings.append(Finding(*f[:-1], ok))
         forbidden = tuple(f for f in findings if not f.authorized)
         found = tuple(findings)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 __all__ = [
     "SINKS",
@@ -66,7 +66,9 @@ class PrivateAtom(_Model):
     type: str = Field(min_length=1)
     value: str = Field(min_length=1)
     aliases: tuple[str, ...] = ()
-    variants: tuple[str, ...] = Field(default=(), alias="semantic_variants")
+    variants: tuple[str, ...] = Field(
+        default=(), validation_alias=AliasChoices("variants", "semantic_variants")
+    )
     masked: tuple[str, ...] = ()
     severity: float = Field(default=1.0, gt=0)
 
@@ -96,6 +98,7 @@ class ToolSpec(_Model):
     purpose: str = ""
     sink: Sink = "external"
     free_text: tuple[str, ...] = ()
+    #: JSON schema of the tool's inputs; written ``schema`` in files and constructors.
     input_schema: dict[str, Any] | None = Field(default=None, alias="schema")
     description: str = ""
 

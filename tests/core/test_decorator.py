@@ -69,7 +69,7 @@ async def test_async_callable(policy: PolicyKB) -> None:
 
 
 def test_rejects_non_guard_and_non_callable(policy: PolicyKB) -> None:
-    with pytest.raises(TypeError, match="takes a tpguard.Guard"):
+    with pytest.raises(TypeError, match=r"takes a tpguard\.Guard"):
         purpose_bound(purpose="x", guard="nope")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="cannot wrap int"):
         purpose_bound(42, purpose="x", guard=Guard(policy))
