@@ -1,0 +1,129 @@
+"""The ``public-derived`` suite: ToolPrivacyBench-style cases adapted from public tool-use
+benchmarks (seed ``000_*`` §6.1) — BFCL multi-turn base and τ²-bench retail and airline.
+
+The data is read from a folder the user gives (``build_suite(Path("…/public"))``); it is never
+copied into this repository. Each source task keeps its call structure; the builder adds private
+atoms from the user record or initial state, authorizations from the gold arguments, free-text
+coordination sinks, bindings to the mock backends and end-state checks, then applies the paper's
+retention filter. ``build_report`` says how many cases each source yields before and after it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..schema import Case, Suite
+from ._assemble import SUITE_NAME, assemble
+from ._bfcl import BFCL_FILES, bfcl_drafts
+from ._common import Draft, PublicDataError
+from ._filter import RetentionFilter
+from ._tau2 import AIRLINE_FILES, RETAIL_FILES, tau2_drafts
+
+__all__ = ["PROVENANCE", "SOURCES", "SUITE_NAME", "PublicDataError", "RetentionFilter",
+           "build_report", "build_suite"]
+
+SOURCES: dict[str, tuple[str, ...]] = {
+    "bfcl": BFCL_FILES, "tau2_retail": RETAIL_FILES, "tau2_airline": AIRLINE_FILES,
+}
+PROVENANCE: dict[str, dict[str, str]] = {
+    "bfcl": {"repository": "ShishirPatil/gorilla", "commit": "6ea57973",
+             "path": "berkeley-function-call-leaderboard/bfcl_eval/data", "license": "Apache-2.0"},
+    "tau2_retail": {"repository": "sierra-research/tau2-bench", "commit": "a2c02472",
+                    "path": "data/tau2/domains/retail", "license": "MIT"},
+    "tau2_airline": {"repository": "sierra-research/tau2-bench @ a2c02472 (tasks) + "
+                                   "sierra-research/tau-bench @ 59a200c6 (airline database)",
+                     "commit": "a2c02472 / 59a200c6",
+                     "path": "data/tau2/domains/airline + tau_bench/envs/airline/data",
+                     "license": "MIT"},
+}
+_DRAFTS: dict[str, Callable[[Path], tuple[list[Draft], Counter[str]]]] = {
+    "bfcl": bfcl_drafts,
+    "tau2_retail": lambda p: tau2_drafts(p, "retail"),
+    "tau2_airline": lambda p: tau2_drafts(p, "airline"),
+}
+_HINT = ("expected the folder layout of ../shared/data/public (bfcl/, tau2/, tau-bench/); "
+         "docs/public-derived.md says where to get the files")
+
+
+def _available(source: Path) -> list[str]:
+    """The sources present under ``source``; a clear error when none is, or one is incomplete."""
+    if not source.is_dir():
+        raise PublicDataError(f"public data folder {str(source)!r} does not exist; {_HINT}")
+    present = []
+    for name, files in SOURCES.items():
+        missing = [f for f in files if not (source / f).exists()]
+        if len(missing) == len(files):
+            continue
+        if missing:
+            raise PublicDataError(f"{source}: source {name!r} is incomplete, missing {missing}")
+        present.append(name)
+    if not present:
+        expected = [f for files in SOURCES.values() for f in files]
+        raise PublicDataError(f"{source}: no public source found (looked for {expected}); {_HINT}")
+    return present
+
+
+def _build(source: Path | str, retention: RetentionFilter
+           ) -> tuple[list[Case], dict[str, dict[str, Any]]]:
+    root = Path(source)
+    kept: list[Case] = []
+    per_source: dict[str, dict[str, Any]] = {}
+    for name in _available(root):
+        drafts, skipped = _DRAFTS[name](root)
+        dropped: Counter[str] = Counter()
+        retained: list[Case] = []
+        for draft in drafts:
+            case = assemble(draft)
+            reasons = retention.reasons(case)
+            dropped.update(reasons)
+            if not reasons:
+                retained.append(case)
+        kept.extend(retained)
+        per_source[name] = {
+            "tasks": len(drafts) + sum(skipped.values()), "skipped": dict(sorted(skipped.items())),
+            "built": len(drafts), "retained": len(retained),
+            "dropped_by": dict(sorted(dropped.items())),
+            "domains": dict(sorted(Counter(c.domain for c in retained).items())),
+            **PROVENANCE[name],
+        }
+    return kept, per_source
+
+
+def build_suite(source: Path | str, *, retention: RetentionFilter | None = None) -> Suite:
+    """Build the retained public-derived cases from the public data folder ``source``."""
+    rf = retention or RetentionFilter()
+    cases, per_source = _build(source, rf)
+    meta = {"filter": rf.as_dict(),
+            "sources": {k: {"built": v["built"], "retained": v["retained"]}
+                        for k, v in per_source.items()}}
+    return Suite(name=SUITE_NAME, cases=tuple(cases), metadata=meta)
+
+
+def build_report(source: Path | str, *, retention: RetentionFilter | None = None) -> dict[str, Any]:
+    """Counts per source before and after the retention filter, and the retained split's shape."""
+    rf = retention or RetentionFilter()
+    cases, per_source = _build(source, rf)
+    n = max(1, len(cases))
+    cells = [c.matrix().counts() for c in cases]
+    return {
+        "suite": SUITE_NAME,
+        "filter": rf.as_dict(),
+        "sources": per_source,
+        "total": {
+            "tasks": sum(s["tasks"] for s in per_source.values()),
+            "built": sum(s["built"] for s in per_source.values()),
+            "retained": len(cases),
+            "domains": len({c.domain for c in cases}),
+            "avg_tools": round(sum(len(c.tools) for c in cases) / n, 2),
+            "avg_atoms": round(sum(len(c.atoms) for c in cases) / n, 2),
+            "atoms": sum(len(c.atoms) for c in cases),
+            "field_tool_pairs": sum(sum(x.values()) for x in cells),
+            "authorized_pairs": sum(x["authorized"] + x["conditional"] for x in cells),
+            "forbidden_pairs": sum(x["forbidden"] for x in cells),
+            "required_facts": sum(len(c.required) for c in cases),
+        },
+        "domains": dict(sorted(Counter(c.domain for c in cases).items())),
+    }
