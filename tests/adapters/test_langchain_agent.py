@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+pytest.importorskip("langchain.agents")  # the langchain extra
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool

@@ -6,6 +6,8 @@ import logging
 from typing import Any
 
 import pytest
+
+pytest.importorskip("langchain.agents")  # the langchain extra
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import ToolException, tool

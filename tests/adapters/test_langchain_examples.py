@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytest.importorskip("langchain.agents")  # the langchain extra
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PHONE = "415-555-0199"
 

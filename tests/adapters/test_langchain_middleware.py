@@ -7,6 +7,8 @@ import json
 from typing import Annotated, Any
 
 import pytest
+
+pytest.importorskip("langchain.agents")  # the langchain extra
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import InjectedToolCallId, tool

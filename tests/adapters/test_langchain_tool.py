@@ -14,6 +14,8 @@ import threading
 from typing import Annotated, Any
 
 import pytest
+
+pytest.importorskip("langchain.agents")  # the langchain extra
 from langchain_core.messages import AIMessage, ToolMessage
 from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool, ToolException, tool
 from langgraph.graph import END, START, MessagesState, StateGraph
