@@ -1,0 +1,140 @@
+"""The SQLite audit log: every call a backend received, the single source of truth the evaluator
+reads (ToolPrivacyBench §4.6, §6.4–6.5: "backend audit logs record the arguments actually received").
+
+Table ``calls(run_id, agent, guard, case_id, step, tool, sink, arguments, ts, outcome, result)``;
+``step`` numbers the calls of one (run, case) 1..K in arrival order. Thread-safe: one connection
+guarded by a lock (SQLite serialises writers anyway). The log holds raw arguments by design — it is
+the benchmark's sandboxed evidence, not a production trace.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ..trajectory import ToolCall, Trajectory
+
+__all__ = ["AuditLog"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    run_id    TEXT NOT NULL,
+    agent     TEXT NOT NULL DEFAULT '',
+    guard     TEXT NOT NULL DEFAULT '',
+    case_id   TEXT NOT NULL,
+    step      INTEGER NOT NULL,
+    tool      TEXT NOT NULL,
+    sink      TEXT NOT NULL,
+    arguments TEXT NOT NULL,
+    ts        REAL NOT NULL,
+    outcome   TEXT NOT NULL CHECK (outcome IN ('ok', 'error')),
+    result    TEXT,
+    PRIMARY KEY (run_id, case_id, step)
+);
+CREATE INDEX IF NOT EXISTS calls_run ON calls (run_id, case_id);
+"""
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, default=str, ensure_ascii=False)
+
+
+class AuditLog:
+    """``AuditLog("runs/audit.sqlite")`` (or ``":memory:"``); use as a context manager or ``close()``."""
+
+    def __init__(self, path: str | Path = ":memory:") -> None:
+        self.path = str(path)
+        if self.path != ":memory:":
+            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
+        self._lock = threading.Lock()
+        with self._lock:
+            if self.path != ":memory:":
+                self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(_SCHEMA)
+            self._db.commit()
+
+    def __enter__(self) -> AuditLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- writing ------------------------------------------------------------------------------
+    def record(self, *, run_id: str, case_id: str, tool: str, sink: str, arguments: Any,
+               outcome: str, result: Any = None, agent: str = "", guard: str = "") -> int:
+        """Append one received call; returns its step (1-based within the run and case)."""
+        if outcome not in ("ok", "error"):
+            raise ValueError("outcome must be 'ok' or 'error'")
+        with self._lock:
+            step = 1 + self._db.execute(
+                "SELECT COALESCE(MAX(step), 0) FROM calls WHERE run_id = ? AND case_id = ?",
+                (run_id, case_id),
+            ).fetchone()[0]
+            self._db.execute(
+                "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (run_id, agent, guard, case_id, step, tool, sink, _dumps(arguments), time.time(),
+                 outcome, None if result is None else _dumps(result)),
+            )
+            self._db.commit()
+        return step
+
+    def clear_case(self, run_id: str, case_id: str) -> int:
+        """Forget every call of one (run, case) so it can be re-run; returns how many were removed."""
+        with self._lock:
+            cur = self._db.execute("DELETE FROM calls WHERE run_id = ? AND case_id = ?",
+                                   (run_id, case_id))
+            self._db.commit()
+        return cur.rowcount
+
+    # -- reading ------------------------------------------------------------------------------
+    def trajectory(self, run_id: str, case_id: str) -> Trajectory:
+        """``τ`` of one (run, case): the calls the backends received, steps 1..K in order."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT step, tool, arguments, outcome, result FROM calls "
+                "WHERE run_id = ? AND case_id = ? ORDER BY step", (run_id, case_id),
+            ).fetchall()
+        calls = [ToolCall(step=i, tool=tool, arguments=json.loads(args), outcome=outcome,
+                          result=None if result is None else json.loads(result))
+                 for i, (_step, tool, args, outcome, result) in enumerate(rows, start=1)]
+        return Trajectory(case_id=case_id, calls=calls)
+
+    def runs(self) -> list[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT DISTINCT run_id FROM calls ORDER BY run_id").fetchall()
+        return [r[0] for r in rows]
+
+    def cases(self, run_id: str) -> list[str]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT DISTINCT case_id FROM calls WHERE run_id = ? ORDER BY case_id", (run_id,)
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def rows(self, run_id: str | None = None) -> list[dict[str, Any]]:
+        """Every logged call as a dict (``arguments``/``result`` decoded), for reports and tests."""
+        sql = ("SELECT run_id, agent, guard, case_id, step, tool, sink, arguments, ts, outcome, "
+               "result FROM calls")
+        args: tuple[str, ...] = ()
+        if run_id is not None:
+            sql, args = sql + " WHERE run_id = ?", (run_id,)
+        with self._lock:
+            cur = self._db.execute(sql + " ORDER BY run_id, case_id, step", args)
+            names = [d[0] for d in cur.description]
+            raw = cur.fetchall()
+        out = []
+        for r in raw:
+            row = dict(zip(names, r, strict=True))
+            row["arguments"] = json.loads(row["arguments"])
+            row["result"] = None if row["result"] is None else json.loads(row["result"])
+            out.append(row)
+        return out
