@@ -40,6 +40,7 @@ class Session:
         self._lock = threading.Lock()
         self._make_detector = make_detector
         self._placeholders: dict[str, str] = {}
+        self._values: tuple[PolicyKB, dict[str, str]] | None = None
         self._counters: dict[str, int] = {}
         self._base = policy
         self._extra: dict[str, PrivateAtom] = {a.id: a for a in atoms}
@@ -72,6 +73,13 @@ class Session:
     @property
     def atoms(self) -> tuple[PrivateAtom, ...]:
         return self.policy.atoms
+
+    def atom_value(self, atom_id: str) -> str | None:
+        """The canonical value of a registered atom (for keyed hashing in spans), else None."""
+        values = self._values
+        if values is None or values[0] is not self.policy:
+            values = self._values = (self.policy, {a.id: a.value for a in self.policy.atoms})
+        return values[1].get(atom_id)
 
     def placeholder(self, finding: Finding) -> str:
         with self._lock:

@@ -286,7 +286,8 @@ class Guard:
         try:
             decision = self.check(spec, arguments)
             try:
-                record_decision(span, decision, arguments, self._content)
+                record_decision(span, decision, arguments, self._content,
+                                self._session().atom_value)
             except Exception as e:  # recording must not break the call
                 _log.error("tpguard: could not record a span (%s)", type(e).__qualname__)
             yield Interception(decision, span)

@@ -55,17 +55,27 @@ class TypeTagOperator(Operator):
 
 
 class HashOperator(Operator):
-    """``<phone:hmac:1f2e…>``: keyed HMAC-SHA256 of the matched text, so equal values link up
-    without a dictionary attack on low-entropy values (a bare hash of a phone number is not private)."""
+    """``<phone:hmac:1f2e…>``: keyed HMAC-SHA256, so equal facts link up across calls without a
+    dictionary attack on low-entropy values (a bare hash of a phone number is not private).
+
+    A registered atom is hashed by its canonical value (``canonical(atom_id)``), so
+    ``(415) 555-0199`` and ``415-555-0199`` get the same tag; unregistered PII by the matched text.
+    """
 
     name = "hash"
 
-    def __init__(self, key: bytes, text: str) -> None:
+    def __init__(
+        self, key: bytes, text: str, canonical: Callable[[str], str | None] = lambda _: None
+    ) -> None:
         self._key = key
         self._text = text
+        self._canonical = canonical
 
     def replacement(self, finding: Finding) -> str:
-        digest = hmac.new(self._key, self._text[finding.start : finding.end].encode(), hashlib.sha256)
+        value = self._canonical(finding.atom_id)
+        material = f"{finding.atom_type}:{value}" if value is not None else self._text[
+            finding.start : finding.end]
+        digest = hmac.new(self._key, material.encode(), hashlib.sha256)
         return f"<{finding.atom_type}:hmac:{digest.hexdigest()[:16]}>"
 
 

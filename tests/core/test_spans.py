@@ -116,3 +116,10 @@ def test_jsonl_exporter_writes_one_line_per_span(policy: PolicyKB, tmp_path: Pat
     assert [x["name"] for x in lines] == ["execute_tool team_handoff", "execute_tool notify_patient"]
     assert lines[0]["attributes"]["tpguard.decision"] == "block" and len(lines[0]["events"]) == 3
     assert all(v not in (tmp_path / "spans.jsonl").read_text() for v in VALUES)
+
+
+def test_hash_tags_one_fact_the_same_whatever_its_form(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
+    g = Guard(policy, record_arguments="hash", hash_key="k", tracer_provider=tpguard_spans.provider)
+    run(g, "team_handoff", {"a": "415-555-0199", "b": "(415) 555 0199"})
+    args = json.loads((tpguard_spans.tool_spans()[0].attributes or {})["tpguard.arguments"])
+    assert args["a"] == args["b"] and args["a"].startswith("<phone:hmac:")

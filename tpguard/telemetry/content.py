@@ -16,7 +16,7 @@ import logging
 import os
 import secrets
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from .._walk import iter_leaves, replace_at, to_jsonable
@@ -27,6 +27,11 @@ from . import _env
 __all__ = ["ArgumentRecording", "ContentPolicy", "render_arguments"]
 
 ArgumentRecording = Literal["redacted", "hash", "none", "raw"]
+
+
+def _no_value(_: str) -> str | None:
+    return None
+
 _log = logging.getLogger("tpguard")
 _PROCESS_KEY = secrets.token_bytes(32)
 
@@ -63,13 +68,19 @@ class ContentPolicy:
     def __repr__(self) -> str:
         return f"ContentPolicy(mode={self.mode!r})"
 
-    def render(self, arguments: Any, findings: Iterable[Finding]) -> str | None:
-        return render_arguments(arguments, findings, self.mode, key=self._key)
+    def render(
+        self, arguments: Any, findings: Iterable[Finding],
+        canonical: Callable[[str], str | None] | None = None,
+    ) -> str | None:
+        return render_arguments(arguments, findings, self.mode, key=self._key, canonical=canonical)
 
 
 def render_arguments(
-    arguments: Any, findings: Iterable[Finding], mode: ArgumentRecording, *, key: bytes = b""
+    arguments: Any, findings: Iterable[Finding], mode: ArgumentRecording, *, key: bytes = b"",
+    canonical: Callable[[str], str | None] | None = None,
 ) -> str | None:
+    """The arguments as JSON text for a span; ``canonical(atom_id)`` gives an atom's value for
+    ``hash`` mode (so every written form of one fact gets one tag)."""
     if mode == "none":
         return None
     if mode == "raw":
@@ -81,7 +92,8 @@ def render_arguments(
     if by_path:
         for path, _, text in iter_leaves(arguments):
             if path in by_path:
-                op: Operator = HashOperator(key, text) if mode == "hash" else TypeTagOperator()
+                op: Operator = (HashOperator(key, text, canonical or _no_value) if mode == "hash"
+                                else TypeTagOperator())
                 replacements[path] = rewrite_text(text, by_path[path], op)
     shown = replace_at(arguments, replacements) if replacements else arguments
     return json.dumps(to_jsonable(shown), ensure_ascii=False, sort_keys=True)

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
@@ -44,7 +45,10 @@ def start_tool_span(tracer: Tracer, spec: ToolSpec, call_id: str | None) -> Span
     return tracer.start_span(f"execute_tool {spec.name}", kind=SpanKind.INTERNAL, attributes=attributes)
 
 
-def record_decision(span: Span, decision: Decision, arguments: Any, content: ContentPolicy) -> None:
+def record_decision(
+    span: Span, decision: Decision, arguments: Any, content: ContentPolicy,
+    canonical: Callable[[str], str | None] | None = None,
+) -> None:
     if not span.is_recording():
         return
     forbidden = decision.forbidden
@@ -61,7 +65,7 @@ def record_decision(span: Span, decision: Decision, arguments: Any, content: Con
         span.set_attribute(A.TPGUARD_SESSION_ID, decision.session_id)
     if decision.error:
         span.set_attribute(A.TPGUARD_ERROR, decision.error)
-    rendered = content.render(arguments, decision.findings)
+    rendered = content.render(arguments, decision.findings, canonical)
     if rendered is not None:
         span.set_attribute(A.TPGUARD_ARGUMENTS, rendered)
         span.set_attribute(A.OPENINFERENCE_INPUT_VALUE, rendered)
