@@ -7,6 +7,7 @@ Score one case from a trajectory the backends recorded::
     score = score_trajectory(case, trajectory, s_task=1.0)        # runs the evaluator's detector
     score = score_case(case, [(tool, findings), ...], s_task=1.0)  # findings from exported spans
     row = summary_row(scores, agent="leaky", guard="off", suite="need-to-know")
+    summary = summarize(all_scores)   # rows, paired tests vs off, App. D.2, breakdowns
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from ._case import FRACTIONS, CaseScore, CaseScorer, mt_poi, score_case, score_t
 from ._evidence import CallEvidence, as_evidence, evidence_from_calls
 from ._paths import PathDiagnostics, aggregate_paths, diagnose_paths
 from ._stats import bootstrap_ci, percentile_ci, sign_flip_test, spearman
+from ._summary import BREAKDOWNS, summarize
 from ._tables import CaseTables
 from ._weights import ALTERNATIVE_WEIGHTS, COMPONENTS, DEFAULT_WEIGHTS, Weights
 
 __all__ = [
     "ALTERNATIVE_WEIGHTS",
+    "BREAKDOWNS",
     "COMPONENTS",
     "DEFAULT_WEIGHTS",
     "FRACTIONS",
@@ -45,6 +48,7 @@ __all__ = [
     "score_trajectory",
     "sign_flip_test",
     "spearman",
+    "summarize",
     "summary_row",
     "weight_sensitivity",
 ]

@@ -373,3 +373,24 @@ def test_compare_guards_pairs_cases(case: Case) -> None:
     assert out["FOR"]["n"] == 8 and out["FOR"]["mean_diff"] == pytest.approx(-600 / 11)
     assert out["FOR"]["p_value"] == pytest.approx(2 / 256)
     assert out["TaskSuccess"]["p_value"] == 1.0 and out["TaskSuccess"]["mean_diff"] == 0.0
+
+
+def test_summarize_a_run(case: Case) -> None:
+    import json
+
+    from tpguard.benchmark.metrics import summarize
+
+    leaky, oracle = _scores(case)
+    scores = [replace(leaky, case_id=f"c{i}") for i in range(6)]
+    scores += [replace(oracle, case_id=f"c{i}", guard="enforce") for i in range(6)]
+    out = summarize(scores, n_resamples=100, n_permutations=999)
+    rows = {r["guard"]: r for r in out["rows"]}
+    assert rows["off"]["FOR"] == pytest.approx(600 / 11) and rows["enforce"]["FOR"] == 0.0
+    assert rows["enforce"]["TaskSuccess"] == rows["off"]["TaskSuccess"] == 100.0
+    tests = {(c["guard"], c["metric"]): c for c in out["comparisons"]}
+    assert tests[("enforce", "FOR")]["p_value"] == pytest.approx(2 / 64)  # exact, n = 6
+    # two rows: ranking under any weighting is the same → ρ = 1
+    assert out["weight_sensitivity"]["mean"]["severity-heavy"] == pytest.approx(1.0)
+    sinks = {b["guard"]: b["sink"] for b in out["breakdowns"]}
+    assert sinks["off"]["ticket"]["FOR"] == 50.0 and sinks["enforce"]["ticket"]["FOR"] == 0.0
+    json.dumps(out, allow_nan=False)  # summary.json-ready: no NaN anywhere
