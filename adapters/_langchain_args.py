@@ -8,6 +8,7 @@ LangChain hands tools more than the model wrote: injected arguments (``ToolRunti
 
 from __future__ import annotations
 
+import functools
 import logging
 import typing
 from collections.abc import Callable, Iterable, Mapping
@@ -19,7 +20,8 @@ from langchain_core.tools import BaseTool
 
 from tpguard.policy import Sink, ToolSpec
 
-__all__ = ["as_spec", "config_params", "model_arguments", "spec_for_tool", "tool_schema"]
+__all__ = ["as_spec", "config_params", "injected_keys", "model_arguments", "spec_for_tool",
+           "tool_schema"]
 
 _log = logging.getLogger("tpguard")
 _ALWAYS_DROPPED = frozenset({"run_manager", "callbacks"})
@@ -40,7 +42,8 @@ def _runtime_types() -> tuple[type, ...]:
 _RUNTIME_TYPES = _runtime_types()
 
 
-def _injected_keys(tool: BaseTool | None) -> frozenset[str]:
+def injected_keys(tool: BaseTool | None) -> frozenset[str]:
+    """Names LangChain fills in for ``tool`` (compute once per tool: it inspects signatures)."""
     if tool is None:
         return frozenset()
     try:
@@ -69,16 +72,21 @@ def _candidate_names(tool: BaseTool) -> set[str]:
 
 
 def model_arguments(
-    tool: BaseTool | None, arguments: Mapping[str, Any], drop: Iterable[str] = ()
+    tool: BaseTool | None, arguments: Mapping[str, Any], drop: Iterable[str] | None = None
 ) -> dict[str, Any]:
-    """The arguments the model controls: injected ones, run managers and configs removed."""
-    dropped = _ALWAYS_DROPPED | _injected_keys(tool) | frozenset(drop)
+    """The arguments the model controls: injected ones, run managers and configs removed.
+
+    ``drop`` — precomputed names to remove (``injected_keys(tool)`` plus config parameters);
+    without it they are computed from ``tool`` now.
+    """
+    dropped = _ALWAYS_DROPPED | (frozenset(drop) if drop is not None else injected_keys(tool))
     return {
         k: v for k, v in arguments.items()
         if k not in dropped and not isinstance(v, _RUNTIME_TYPES)
     }
 
 
+@functools.lru_cache(maxsize=1024)
 def config_params(fn: Callable[..., Any]) -> frozenset[str]:
     """Names of ``fn``'s parameters annotated ``RunnableConfig`` (LangChain fills them in)."""
     try:

@@ -23,7 +23,7 @@ from langgraph.types import Command
 from tpguard.guard import Decision, Guard
 from tpguard.policy import ToolSpec
 
-from ._langchain_args import as_spec, model_arguments, tool_schema
+from ._langchain_args import as_spec, injected_keys, model_arguments, tool_schema
 
 __all__ = ["PurposeBoundMiddleware"]
 
@@ -61,6 +61,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
         self._name = name or f"PurposeBoundMiddleware_{next(_names)}"
         self._lock = threading.Lock()
         self._schemas_filled: set[str] = set()
+        self._injected: dict[str, tuple[int, frozenset[str]]] = {}
 
     @property
     def name(self) -> str:
@@ -100,13 +101,20 @@ class PurposeBoundMiddleware(AgentMiddleware):
                     spec = self.specs[tool_name] = spec.model_copy(update={"input_schema": schema})
         return spec
 
+    def _injected_for(self, name: str, tool: Any) -> frozenset[str]:
+        cached = self._injected.get(name)
+        if cached is None or cached[0] != id(tool):
+            cached = self._injected[name] = (id(tool), injected_keys(tool))
+        return cached[1]
+
     def _prepare(self, request: ToolCallRequest) -> tuple[ToolSpec, dict[str, Any], str | None]:
         call = request.tool_call
         name = str(call.get("name", ""))
         raw = call.get("args") or {}
         try:
             spec = self.spec_for(name, request.tool)
-            arguments = model_arguments(request.tool, raw) if isinstance(raw, Mapping) else raw
+            drop = self._injected_for(name, request.tool)
+            arguments = model_arguments(request.tool, raw, drop) if isinstance(raw, Mapping) else raw
         except Exception as e:  # never let the adapter crash the agent: check what we have
             _log.error("tpguard: could not prepare a call to %s (%s)", name, type(e).__qualname__)
             spec, arguments = self.guard.tool_spec(name), raw

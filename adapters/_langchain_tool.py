@@ -28,7 +28,7 @@ from langchain_core.tools import BaseTool, ToolException
 from tpguard.guard import Decision, Guard
 from tpguard.policy import Sink, ToolSpec
 
-from ._langchain_args import config_params, model_arguments, spec_for_tool
+from ._langchain_args import config_params, injected_keys, model_arguments, spec_for_tool
 
 __all__ = ["ToolCallWithheld", "guard_tool"]
 
@@ -73,7 +73,8 @@ def guard_tool(
     if name and name != tool.name:
         update["name"] = name
     guarded = tool.model_copy(update=update)
-    object.__setattr__(guarded, "__class__", _guarded_class(type(tool), guard, spec))
+    dropped = injected_keys(tool)  # the copy has the same schema and signature: compute once
+    object.__setattr__(guarded, "__class__", _guarded_class(type(tool), guard, spec, dropped))
     return guarded
 
 
@@ -94,9 +95,13 @@ def _error_handler(original: Any) -> Callable[[ToolException], Any]:
     return handle
 
 
-def _guarded_class(base: type[BaseTool], guard: Guard, spec: ToolSpec) -> type[BaseTool]:
+def _guarded_class(
+    base: type[BaseTool], guard: Guard, spec: ToolSpec, dropped: frozenset[str]
+) -> type[BaseTool]:
     key = next(_bindings)
     orig_run = base._run
+    run_drop = dropped | config_params(orig_run)
+    run_names = _parameter_names(orig_run)
     ns: dict[str, Any] = {"__module__": base.__module__, "__qualname__": base.__qualname__,
                           "__doc__": base.__doc__}
 
@@ -117,7 +122,7 @@ def _guarded_class(base: type[BaseTool], guard: Guard, spec: ToolSpec) -> type[B
     def _run(self: BaseTool, *args: Any, **kwargs: Any) -> Any:
         if key in _ACTIVE.get():  # e.g. an async path that falls back to _run in a thread
             return orig_run(self, *args, **kwargs)
-        names, arguments = _scanned(self, orig_run, args, kwargs)
+        names, arguments = _scanned(run_names, run_drop, args, kwargs)
         token = _ACTIVE.set(_ACTIVE.get() | {key})
         try:
             with guard.intercept(spec, arguments, call_id=_CALL_ID.get()) as call:
@@ -134,11 +139,13 @@ def _guarded_class(base: type[BaseTool], guard: Guard, spec: ToolSpec) -> type[B
 
     if base._arun is not BaseTool._arun:  # the class has its own async path: guard it too
         orig_arun = base._arun
+        arun_drop = dropped | config_params(orig_arun)
+        arun_names = _parameter_names(orig_arun)
 
         async def _arun(self: BaseTool, *args: Any, **kwargs: Any) -> Any:
             if key in _ACTIVE.get():
                 return await orig_arun(self, *args, **kwargs)
-            names, arguments = _scanned(self, orig_arun, args, kwargs)
+            names, arguments = _scanned(arun_names, arun_drop, args, kwargs)
             token = _ACTIVE.set(_ACTIVE.get() | {key})
             try:
                 with guard.intercept(spec, arguments, call_id=_CALL_ID.get()) as call:
@@ -155,24 +162,20 @@ def _guarded_class(base: type[BaseTool], guard: Guard, spec: ToolSpec) -> type[B
     return guarded
 
 
-def _positional_names(fn: Callable[..., Any], count: int) -> list[str]:
-    """Names for positional arguments (a single-string tool gets ``run("text")``)."""
-    if not count:
-        return []
+def _parameter_names(fn: Callable[..., Any]) -> list[str]:
+    """Names of ``fn``'s positional parameters after ``self`` (``run("text")`` passes one)."""
     try:
-        params = list(inspect.signature(fn).parameters.values())[1:]  # skip self
+        params = list(inspect.signature(fn).parameters.values())[1:]
     except (TypeError, ValueError):
-        params = []
-    names = [p.name for p in params
-             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:count]
-    return names + [f"args[{i}]" for i in range(len(names), count)]
+        return []
+    return [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
 
 
 def _scanned(
-    tool: BaseTool, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    params: list[str], drop: frozenset[str], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> tuple[list[str], dict[str, Any]]:
-    names = _positional_names(fn, len(args))
-    arguments = model_arguments(tool, kwargs, drop=config_params(fn))
+    names = params[:len(args)] + [f"args[{i}]" for i in range(len(params), len(args))]
+    arguments = model_arguments(None, kwargs, drop=drop)
     return names, {**dict(zip(names, args, strict=True)), **arguments}
 
 
