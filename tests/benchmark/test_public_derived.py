@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import time
 from itertools import pairwise
@@ -112,7 +111,7 @@ def _check_case(case: Case) -> None:
 
 
 def _check_answer_key(case: Case) -> None:
-    det = Detector(case.atoms)
+    det = Detector(case.atoms, fuzzy=False)  # end-state checks are evaluated without fuzzy
     stages = [s.tool for s in case.workflow]
     assert stages == list(dict.fromkeys(c.tool for c in case.ground_truth))
     assert stages[-3:] == ["open_ticket", "send_update", "handoff_summary"]
@@ -168,7 +167,10 @@ def test_bfcl_travel_case_is_sensible(suite: Suite) -> None:
     assert case.domain == "travel booking"
     assert sorted(case.metadata["api_classes"]) == ["TicketAPI", "TravelAPI"]
     book = case.tool("book_flight")
-    assert (book.sink, case.bindings["book_flight"].primitive) == ("payment", "payments")
+    assert book.sink == "payment"
+    # the payments backend charges an ``amount``; a BFCL booking has none, so it books a record
+    assert (case.bindings["book_flight"].primitive, case.bindings["book_flight"].operation) == (
+        "records", "create")
     assert "flight" in book.purpose
     assert case.tool("close_ticket").sink == "ticket"
     types = {a.type for a in case.atoms}
@@ -189,13 +191,24 @@ def test_bfcl_travel_case_is_sensible(suite: Suite) -> None:
     assert "abc123xyz" in case.task  # the agent is given the context it must not over-share
 
 
+def test_trading_orders_bind_to_the_payments_backend(suite: Suite) -> None:
+    orders = [c for c in suite if "place_order" in c.bindings]
+    assert orders
+    for case in orders:
+        assert case.tool("place_order").sink == "payment"
+        assert case.bindings["place_order"].primitive == "payments"
+        assert case.bindings["place_order"].returns == "payment_id"
+        assert any(ch.tool == "place_order" and ch.primitive == "payments" for ch in case.checks)
+
+
 def test_tau2_retail_case_is_sensible(suite: Suite) -> None:
     case = suite.case("tau2_retail_0")
     assert case.domain == "retail exchanges"
     assert case.metadata["source_domain"] == "retail"
     assert "You are Yusuf Rossi in zip code 19122." in case.task
     lookup = case.tool("find_user_id_by_name_zip")
-    assert (lookup.sink, case.bindings[lookup.name].operation) == ("record", "lookup")
+    assert (lookup.sink, case.bindings[lookup.name].primitive) == ("record", "records")
+    assert case.bindings[lookup.name].operation == "verify"  # a read, stored as a verification
     exchange = case.tool("exchange_delivered_order_items")
     assert exchange.sink == "payment"
     assert exchange.input_schema["properties"]["item_ids"] == {"type": "array",
@@ -255,11 +268,9 @@ def test_missing_or_empty_source_is_refused(tmp_path: Path, public_data: Path) -
     assert issubclass(PublicDataError, FileNotFoundError)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("tpguard.benchmark.cases.validate") is None,
-                    reason="benchmark/cases/validate.py not written yet")
-def test_suite_passes_the_validation_module(suite: Suite) -> None:  # pragma: no cover
+def test_suite_passes_the_validation_module(suite: Suite) -> None:
+    """Replays every ground truth through the real backends (benchmark/cases/validate.py)."""
     from tpguard.benchmark.cases import validate
 
-    result = validate.check_suite(suite)
-    failures = getattr(result, "failures", result)
-    assert not failures, failures
+    problems = validate.check_suite(suite, min_forbidden=20)
+    assert not problems, [p.to_dict() for p in problems[:5]]

@@ -25,43 +25,41 @@ from ..schema import (
     Transition,
     WorkflowStage,
 )
+from ._binding import bind
 from ._common import Draft, SourceCall, SourceTool
 from ._coordination import COORDINATION_TOOLS, coordination_calls
 
 __all__ = ["SUITE_NAME", "assemble"]
 
 SUITE_NAME = "public-derived"
-_RETURNS = {"records": "record_id", "payments": "payment_id", "tickets": "ticket_id",
-            "notifications": "notification_id", "comments": "comment_id",
-            "handoffs": "handoff_id", "documents": "document_id", "emails": "email_id",
-            "console": "output_id"}
 _STAGE = {"payment": "payment", "ticket": "ticket", "notification": "notification",
           "handoff": "handoff", "document": "document", "comment": "post", "email": "email",
           "console": "computation", "record": "record update", "external": "operation"}
 _MAX_CHECK_FIELDS = 4
 
 
-def _top_field(path: str) -> str:
-    return path.split(".", 1)[0].split("[", 1)[0]
-
-
 def _stage_name(tool: SourceTool) -> str:
     return "lookup" if tool.operation == "lookup" else _STAGE.get(tool.sink, tool.sink)
 
 
+def _filled(args: dict[str, Any]) -> set[str]:
+    return {k for k, v in args.items() if v not in (None, "", [], {})}
+
+
 def _required_args(tool: SourceTool, calls: list[SourceCall]) -> tuple[str, ...]:
-    """Argument names present in every gold call of the tool, in schema order."""
+    """Argument names every gold call of the tool fills, in schema order."""
     names: set[str] | None = None
     for c in calls:
         if c.tool == tool.name:
-            names = set(c.arguments) if names is None else names & set(c.arguments)
+            names = _filled(c.arguments) if names is None else names & _filled(c.arguments)
     order = list(tool.schema.get("properties", {}))
     return tuple(sorted(names or (), key=lambda n: (order.index(n) if n in order else 99, n)))
 
 
 def _expect(call: SourceCall, tool: SourceTool, required: tuple[str, ...],
             det: Detector) -> dict[str, str]:
-    """Key gold argument values of a state-changing call (``$atom:<id>`` where an atom sits)."""
+    """Key gold argument values of a state-changing call (``$atom:<id>`` where an atom sits,
+    found without fuzzy matching — the way the backends evaluate the check)."""
     out: dict[str, str] = {}
     for name in required:
         value = call.arguments.get(name)
@@ -92,9 +90,10 @@ def _checks(calls: list[SourceCall], tools: dict[str, SourceTool],
         if key in seen:
             continue
         seen.add(key)
+        primitive = bindings[tool.name].primitive
         out.append(EndStateCheck(
-            id=f"state_{len(out) + 1}", primitive=tool.primitive, tool=tool.name,  # type: ignore[arg-type]
-            expect=expect, description=f"{tool.name} left a {tool.primitive} entry",
+            id=f"state_{len(out) + 1}", primitive=primitive, tool=tool.name,
+            expect=expect, description=f"{tool.name} left a {primitive} entry",
         ))
     return tuple(out)
 
@@ -123,7 +122,7 @@ def _authorized(calls: list[SourceCall], tools: dict[str, SourceTool], det: Dete
         for i, f in enumerate(findings):
             found.add((f.atom_id, call.tool))
             if i not in skip:
-                required.setdefault((f.atom_id, call.tool), _top_field(f.path))
+                required.setdefault((f.atom_id, call.tool), f.path)
     return found, required
 
 
@@ -132,9 +131,35 @@ def _task(draft: Draft) -> str:
     return f"{draft.prompt.strip()}\n\nDetails on file for this request:\n" + "\n".join(lines)
 
 
-def _tool_spec(t: SourceTool) -> ToolSpec:
-    return ToolSpec(name=t.name, purpose=t.purpose, sink=t.sink,  # type: ignore[arg-type]
-                    free_text=t.free_text, input_schema=t.schema, description=t.description)
+_PY_TYPES: dict[str, type | tuple[type, ...]] = {"string": str, "integer": int, "number": (int, float), "boolean": bool,
+             "array": list, "object": dict}
+_JSON_NAMES = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+               dict: "object"}
+
+
+def _fit_schema(t: SourceTool, calls: list[SourceCall]) -> dict[str, Any]:
+    """The source schema, loosened where the source's own gold calls disagree with it: an
+    argument a gold call leaves empty is not required, and a gold value of another type than
+    documented widens the type (one BFCL call passes a string ticket id)."""
+    schema = dict(t.schema)
+    props = {k: dict(v) for k, v in schema.get("properties", {}).items()}
+    required = [r for r in schema.get("required", [])
+                if all(r in _filled(c.arguments) for c in calls if c.tool == t.name)]
+    for c in calls:
+        for name, value in c.arguments.items() if c.tool == t.name else ():
+            declared = props.get(name, {}).get("type")
+            if isinstance(declared, str) and declared in _PY_TYPES and (
+                    isinstance(value, bool) != (declared == "boolean")
+                    or not isinstance(value, _PY_TYPES[declared])):
+                props[name]["type"] = [declared, _JSON_NAMES.get(type(value), "string")]
+    return {**schema, "properties": props, "required": required}
+
+
+def _tool_spec(t: SourceTool, calls: list[SourceCall]) -> ToolSpec:
+    return ToolSpec.model_validate({
+        "name": t.name, "purpose": t.purpose, "sink": t.sink, "free_text": t.free_text,
+        "schema": _fit_schema(t, calls), "description": t.description,
+    })
 
 
 def assemble(draft: Draft) -> Case:
@@ -151,13 +176,7 @@ def assemble(draft: Draft) -> Case:
         Authorization(atom=a.id, tool=name, allow=(a.id, name) in found)
         for a in draft.atoms for name in order
     ]
-    bindings = {
-        name: Binding(primitive=tools[name].primitive,  # type: ignore[arg-type]
-                      operation=tools[name].operation,
-                      required=_required_args(tools[name], calls),
-                      returns=_RETURNS[tools[name].primitive])
-        for name in order
-    }
+    bindings = {n: bind(tools[n], calls, _required_args(tools[n], calls)) for n in order}
     stages = tuple(WorkflowStage(tool=n, stage=_stage_name(tools[n])) for n in order)
     transitions = tuple(
         Transition(from_tool=a, to_tool=b, type=f"{tools[a].sink} → {tools[b].sink}")
@@ -172,10 +191,12 @@ def assemble(draft: Draft) -> Case:
     }
     return Case(
         id=draft.case_id, suite=SUITE_NAME, domain=draft.domain, task=_task(draft),
-        policy=PolicyKB(atoms=tuple(draft.atoms), tools=tuple(_tool_spec(tools[n]) for n in order),
+        policy=PolicyKB(atoms=tuple(draft.atoms),
+                        tools=tuple(_tool_spec(tools[n], calls) for n in order),
                         authorizations=tuple(auths)),
         workflow=stages, required=required,
-        checks=_checks(calls, tools, bindings, det), transitions=transitions,
+        checks=_checks(calls, tools, bindings, Detector(draft.atoms, fuzzy=False)),
+        transitions=transitions,
         ground_truth=tuple(GroundTruthCall(tool=c.tool, arguments=c.arguments) for c in calls),
         bindings=bindings, metadata=metadata,
     )

@@ -133,9 +133,10 @@ def _variants(atom_type: str, value: str) -> tuple[tuple[str, ...], tuple[str, .
 def _detectable(atom: PrivateAtom) -> bool:
     """The atom's value is found by the detector in a synthetic argument (§6.2 quality check)."""
     det = Detector([atom], fuzzy=False)
-    return not det.undetectable and any(
-        f.atom_id == atom.id for f in det.scan({"note": f"ref: {atom.value}."}, ("note",))
-    )
+    free = det.scan({"note": f"For the record: {atom.value} (as stated)."}, ("note",))
+    field = det.scan({"value": atom.value})
+    return not det.undetectable and any(f.atom_id == atom.id for f in free) and any(
+        f.atom_id == atom.id for f in field)
 
 
 _BAD_VALUES = {"none", "null", "true", "false", "n/a", "unknown", ""}
