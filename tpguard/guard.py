@@ -167,6 +167,10 @@ class Guard:
         self._tools[spec.name] = spec
         return spec
 
+    def has_tool(self, name: str) -> bool:
+        """Whether a spec was registered for ``name`` (from the policy or :meth:`add_tool`)."""
+        return name in self._tools
+
     def tool_spec(self, tool: str | ToolSpec) -> ToolSpec:
         """The registered spec; an unknown tool is an ``external`` sink with no stated purpose."""
         if isinstance(tool, ToolSpec):
@@ -274,14 +278,18 @@ class Guard:
     # -- intercepting -------------------------------------------------------------------------
     @contextmanager
     def intercept(
-        self, tool: str | ToolSpec, arguments: Any, *, call_id: str | None = None
+        self, tool: str | ToolSpec, arguments: Any, *, call_id: str | None = None,
+        tracer_provider: TracerProvider | None = None,
     ) -> Iterator[Interception]:
         """Check a call inside its ``execute_tool {tool}`` span; run the tool inside the block.
 
         The span ends when the block exits; an exception from the block is recorded by type only.
+        ``tracer_provider`` overrides the guard's own for this call (an instrumentor's provider).
         """
         spec = self.tool_spec(tool)
-        span = start_tool_span(self._tracer, spec, call_id)
+        tracer = (self._tracer if tracer_provider is None
+                  else tracer_provider.get_tracer("tpguard", __version__))
+        span = start_tool_span(tracer, spec, call_id)
         token = otel_context.attach(trace.set_span_in_context(span))
         try:
             decision = self.check(spec, arguments)
