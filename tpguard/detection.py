@@ -34,7 +34,7 @@ from .policy import PrivateAtom
 if TYPE_CHECKING:
     from .pii import PiiDetector
 
-__all__ = ["METHODS", "Detector", "Finding", "Method"]
+__all__ = ["METHODS", "Detector", "Finding", "Method", "iter_leaves"]
 
 Method = Literal["exact", "alias", "normalized", "fuzzy", "semantic", "masked", "pii"]
 METHODS: tuple[str, ...] = Method.__args__  # type: ignore[attr-defined]

@@ -295,7 +295,7 @@ class Guard:
             decision = self.check(spec, arguments)
             try:
                 record_decision(span, decision, arguments, self._content,
-                                self._session().atom_value)
+                                self._session().atom_value, spec.free_text)
             except Exception as e:  # recording must not break the call
                 _log.error("tpguard: could not record a span (%s)", type(e).__qualname__)
             yield Interception(decision, span)

@@ -46,6 +46,7 @@ def test_span_shape_and_attributes(policy: PolicyKB, tpguard_spans: SpanCapture)
     assert {(e["tpguard.atom.id"], e["tpguard.path"], e["tpguard.method"], e["tpguard.authorized"])
             for e in events} == {("name", "summary", "exact", False), ("phone", "summary", "exact", False),
                                  ("symptom", "summary", "exact", False)}
+    assert list(a["tpguard.free_text.slots"]) == ["summary"]
     assert (second.attributes or {})["tpguard.decision"] == "allow"
     assert second.status.status_code.name == "UNSET"
 

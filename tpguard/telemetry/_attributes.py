@@ -41,6 +41,8 @@ TPGUARD_SESSION_ID: Final = "tpguard.session.id"
 TPGUARD_ARGUMENTS: Final = "tpguard.arguments"
 TPGUARD_ARGUMENTS_MODE: Final = "tpguard.arguments.mode"
 TPGUARD_FREE_TEXT: Final = "tpguard.free_text"
+#: argument paths of the call's non-empty free-text slots (FTSlotRate from spans)
+TPGUARD_FREE_TEXT_SLOTS: Final = "tpguard.free_text.slots"
 TPGUARD_ERROR: Final = "tpguard.error"
 TPGUARD_STEP: Final = "tpguard.step"
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
+from .._walk import iter_leaves
 from . import _attributes as A
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def start_tool_span(tracer: Tracer, spec: ToolSpec, call_id: str | None) -> Span
 
 def record_decision(
     span: Span, decision: Decision, arguments: Any, content: ContentPolicy,
-    canonical: Callable[[str], str | None] | None = None,
+    canonical: Callable[[str], str | None] | None = None, free_text: tuple[str, ...] = (),
 ) -> None:
     if not span.is_recording():
         return
@@ -65,6 +66,9 @@ def record_decision(
         span.set_attribute(A.TPGUARD_SESSION_ID, decision.session_id)
     if decision.error:
         span.set_attribute(A.TPGUARD_ERROR, decision.error)
+    if free_text:
+        slots = [p for p, key, _ in iter_leaves(arguments) if key in free_text or p in free_text]
+        span.set_attribute(A.TPGUARD_FREE_TEXT_SLOTS, slots)
     rendered = content.render(arguments, decision.findings, canonical)
     if rendered is not None:
         span.set_attribute(A.TPGUARD_ARGUMENTS, rendered)
