@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
 from tpguard import Detector
-from tpguard.policy import Access, AccessResolver, PolicyKB
+from tpguard.policy import PolicyKB, Rule
 
 from ..backends import AuditLog, Environment, ToolError
 from .schema import Case, Suite
@@ -65,27 +65,35 @@ def _schema(case: Case) -> list[str]:
     return out
 
 
-def _rule_access(policy: PolicyKB, atom_id: str, tool: str) -> Access | None:
-    """What the type-level rules alone would decide (``None`` when no rule applies)."""
-    rules_only = policy.model_copy(update={"authorizations": ()})
-    access = AccessResolver(rules_only).access(atom_id, tool)
-    return None if access.level == "default" else access
+def _state(allow: object) -> str:
+    return "conditional" if allow == "conditional" else "authorized" if allow else "forbidden"
+
+
+def _applicable(policy: PolicyKB, atom_id: str, tool: str) -> list[Rule]:
+    """Every type-level rule that speaks about (atom, tool) — shadowed ones included."""
+    try:
+        atype, spec = policy.atom(atom_id).type, policy.tool(tool)
+    except KeyError:
+        return []
+    purpose = " ".join(spec.purpose.casefold().split())
+    return [r for r in policy.rules if r.atom_type == atype and (
+        r.tool == tool or (r.purpose is not None and " ".join(r.purpose.casefold().split()) == purpose)
+        or r.sink == spec.sink)]
 
 
 def _disjoint(case: Case) -> list[str]:
     out: list[str] = []
-    seen: dict[tuple[str, str], tuple[object, ...]] = {}
+    seen: dict[tuple[str, str], str] = {}
     for a in case.policy.authorizations:
-        key = (a.atom, a.tool)
-        if key in seen and seen[key] != (a.allow, a.fields, a.forms):
+        key, explicit = (a.atom, a.tool), _state(a.allow)
+        if key in seen and (seen[key] == "forbidden") != (explicit == "forbidden"):
             out.append(f"atom {a.atom!r} is both allowed and forbidden for tool {a.tool!r} "
                        "by two explicit authorizations")
-        seen[key] = (a.allow, a.fields, a.forms)
-        rule = _rule_access(case.policy, a.atom, a.tool)
-        explicit = "conditional" if a.allow == "conditional" else "authorized" if a.allow else "forbidden"
-        if rule is not None and (rule.state == "forbidden") != (explicit == "forbidden"):
-            out.append(f"atom {a.atom!r} for tool {a.tool!r}: the explicit pair says {explicit} "
-                       f"but a {rule.level} rule says {rule.state}")
+        seen[key] = explicit
+        for rule in _applicable(case.policy, a.atom, a.tool):
+            if (_state(rule.allow) == "forbidden") != (explicit == "forbidden"):
+                out.append(f"atom {a.atom!r} for tool {a.tool!r}: the explicit pair says {explicit} "
+                           f"but a {rule.level} rule says {_state(rule.allow)}")
     return out
 
 

@@ -99,7 +99,7 @@ def _rules(auths: list[Authorization], atoms: list[PrivateAtom], tools: list[Too
                      for i in ids for n in names}
             if len(cells) == 1 and None not in cells:
                 allow, fields = next(iter(cells))  # type: ignore[misc]
-                out.append(Rule(atom_type=atype, sink=sink, allow=allow, fields=fields))  # type: ignore[arg-type]
+                out.append(Rule(atom_type=atype, sink=sink, allow=allow, fields=fields))
     return out
 
 

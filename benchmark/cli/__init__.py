@@ -1,0 +1,24 @@
+"""``tpguard bench …``: the benchmark's commands, registered on the core CLI.
+
+Each command lives in its own module (``_cases.py``, ``_check.py``); a new command is one module
+plus one line below. Heavy imports happen inside the commands.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from ._cases import cases
+from ._check import check
+
+__all__ = ["bench_app", "register"]
+
+bench_app = typer.Typer(name="bench", help="Benchmark suites, runs and reports.",
+                        no_args_is_help=True, add_completion=False)
+bench_app.command("cases")(cases)
+bench_app.command("check")(check)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``bench`` sub-app to the core ``tpguard`` app (called by ``tpguard.cli``)."""
+    app.add_typer(bench_app, name="bench")

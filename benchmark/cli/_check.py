@@ -1,0 +1,49 @@
+"""``tpguard bench check SUITE [--source DIR] [--seed N] [--min-forbidden N] [--json]``."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from ._common import SeedOpt, SourceOpt, SuiteArg, load_or_exit
+
+__all__ = ["check"]
+
+
+def check(
+    suite: SuiteArg,
+    source: SourceOpt = None,
+    seed: SeedOpt = 0,
+    min_forbidden: Annotated[int, typer.Option(
+        "--min-forbidden", help="Forbidden atom–tool opportunities a case needs (default: 20 for "
+        "public-derived as in the paper's filter, 1 otherwise).")] = -1,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
+) -> None:
+    """Validate every case (schema, disjoint labels, required facts authorized, detectable atoms,
+    a feasible safe oracle path, forbidden opportunities). Exit 1 when any case fails."""
+    from ..cases.validate import check_suite
+
+    out, err = Console(), Console(stderr=True)
+    loaded = load_or_exit(suite, source, seed, err)
+    threshold = min_forbidden if min_forbidden >= 0 else (20 if loaded.name == "public-derived" else 1)
+    problems = check_suite(loaded, min_forbidden=threshold)
+    failed = sorted({p.case_id for p in problems})
+    if as_json:
+        typer.echo(json.dumps({"suite": loaded.name, "cases": len(loaded), "failed_cases": len(failed),
+                               "min_forbidden": threshold,
+                               "problems": [p.to_dict() for p in problems]}, indent=2, ensure_ascii=False))
+    else:
+        for p in problems:
+            out.print(f"[red]FAIL[/] {escape(f'{p.case_id} [{p.check}] {p.message}')}",
+                      highlight=False, soft_wrap=True)
+        by_check = Counter(p.check for p in problems)
+        summary = ", ".join(f"{k}: {v}" for k, v in sorted(by_check.items())) or "no problems"
+        colour = "red" if failed else "green"
+        out.print(f"[bold {colour}]{len(loaded) - len(failed)}/{len(loaded)} cases pass[/] "
+                  f"({summary})", highlight=False)
+    raise typer.Exit(1 if failed else 0)
