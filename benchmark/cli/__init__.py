@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import typer
 
+from ._audit import audit
 from ._cases import cases
 from ._check import check
+from ._run import run
 
 __all__ = ["bench_app", "register"]
 
@@ -17,8 +19,10 @@ bench_app = typer.Typer(name="bench", help="Benchmark suites, runs and reports."
                         no_args_is_help=True, add_completion=False)
 bench_app.command("cases")(cases)
 bench_app.command("check")(check)
+bench_app.command("run")(run)
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``bench`` sub-app to the core ``tpguard`` app (called by ``tpguard.cli``)."""
     app.add_typer(bench_app, name="bench")
+    app.command("audit")(audit)

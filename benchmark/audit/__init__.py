@@ -1,0 +1,8 @@
+"""Audit-only scoring of any agent: from a recorded trajectory or from exported traces."""
+
+from __future__ import annotations
+
+from .spans import TraceRun, read_spans, trace_runs
+from .trajectories import case_from_file, read_trajectory
+
+__all__ = ["TraceRun", "case_from_file", "read_spans", "read_trajectory", "trace_runs"]

@@ -1,0 +1,100 @@
+"""``tpguard audit`` — score one agent's recorded behaviour against a case or policy, audit-only.
+
+    tpguard audit --case CASE.json --trajectory CALLS.jsonl [--json]
+    tpguard audit --case CASE.json --spans spans.jsonl|DIR [--json]
+
+The trajectory holds what the tools received; spans hold findings (no values needed). Utility is
+scored when the case carries an answer key (a benchmark case), privacy always.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+__all__ = ["audit"]
+
+_KEYS = ("Task", "Workflow", "GoldArg", "TaskSuccess", "FOR", "SWLR", "ToolFOR", "LTCR",
+         "FreeTextFOR", "FTSlotRate", "MidFOR", "MT-POI", "SMTC")
+_UTILITY = ("Task", "Workflow", "GoldArg", "TaskSuccess", "SMTC")
+
+
+def audit(
+    case: Annotated[Path, typer.Option("--case", help="Case JSON/JSONL, or a policy file.")],
+    trajectory: Annotated[Path | None, typer.Option(
+        "--trajectory", help="JSON/JSONL of tool calls {tool, arguments}.")] = None,
+    spans: Annotated[Path | None, typer.Option(
+        "--spans", help="Exported spans: a spans.jsonl file or a folder of them.")] = None,
+    case_id: Annotated[str | None, typer.Option("--case-id", help="Case to pick from a suite file.")] = None,
+    s_task: Annotated[float | None, typer.Option(
+        "--s-task", help="End-state score if known (0–1); spans from a run carry it.")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Score a recorded trajectory or exported spans against one case or policy file."""
+    from ..audit import case_from_file, read_spans, read_trajectory, trace_runs
+    from ..metrics import CaseScorer
+
+    err = Console(stderr=True)
+    if (trajectory is None) == (spans is None):
+        err.print("[red]error:[/] give exactly one of --trajectory FILE or --spans FILE|DIR")
+        raise typer.Exit(2)
+    try:
+        the_case, has_key = case_from_file(case, case_id)
+        scorer = CaseScorer(the_case)
+        rows: list[dict[str, Any]] = []
+        if trajectory is not None:
+            traj = read_trajectory(trajectory, the_case.id if case_id else None)
+            score = scorer.score(traj, 1.0 if s_task is None else s_task)
+            rows.append(_row(score.values(), the_case.id, "", "", len(traj.calls), 0,
+                             has_key and s_task is not None))
+        else:
+            for run in trace_runs(read_spans(spans)):  # type: ignore[arg-type]
+                if run.case_id not in (None, the_case.id):
+                    continue
+                known = s_task if s_task is not None else run.s_task
+                score = scorer.score_findings(run.calls, 1.0 if known is None else known)
+                rows.append(_row(score.values(), the_case.id, run.agent, run.guard,
+                                 len(run.calls), run.blocked, has_key and known is not None))
+    except (OSError, ValueError) as e:
+        err.print(f"[red]error:[/] {escape(_safe(e))}", highlight=False)
+        raise typer.Exit(2) from None
+    if not rows:
+        err.print(f"[red]error:[/] no calls for case {escape(the_case.id)} in the given file")
+        raise typer.Exit(1)
+    if as_json:
+        typer.echo(json.dumps(rows if len(rows) > 1 else rows[0], indent=2))
+        return
+    _print(rows)
+
+
+def _safe(e: Exception) -> str:
+    errors = getattr(e, "errors", None)
+    if callable(errors):  # pydantic: locations and messages only, never the input values
+        return "; ".join(f"{'.'.join(map(str, x['loc']))}: {x['msg']}"
+                         for x in errors(include_input=False))[:500]
+    return str(e)
+
+
+def _row(values: dict[str, Any], case_id: str, agent: str, guard: str, calls: int, blocked: int,
+         utility: bool) -> dict[str, Any]:
+    row: dict[str, Any] = {"case_id": case_id, "agent": agent, "guard": guard, "calls": calls,
+                           "blocked": blocked}
+    for k in _KEYS:
+        row[k] = values.get(k) if (utility or k not in _UTILITY) else None
+    return row
+
+
+def _print(rows: list[dict[str, Any]]) -> None:
+    table = Table(title="tpguard audit (percent; MT-POI and SMTC 0–100)")
+    for col in ("agent", "guard", "calls", "blocked", *_KEYS):
+        table.add_column(col, justify="left" if col in ("agent", "guard") else "right")
+    for r in rows:
+        table.add_row(r["agent"] or "-", r["guard"] or "-", str(r["calls"]), str(r["blocked"]),
+                      *("–" if r[k] is None else f"{r[k]:.1f}" for k in _KEYS))
+    Console().print(table)

@@ -1,0 +1,67 @@
+"""Run configuration and case selection for ``tpguard bench run``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..cases.schema import Case, Suite
+
+__all__ = ["QUICK_AGENTS", "QUICK_GUARDS", "RunConfig", "select_cases"]
+
+QUICK_AGENTS = ("oracle", "leaky")
+QUICK_GUARDS = ("off", "enforce", "redact", "langchain-pii", "presidio-redact", "drop-free-text")
+QUICK_PER_DOMAIN = 2
+
+
+@dataclass
+class RunConfig:
+    """Everything that determines a run; written to ``run.json``."""
+
+    suite: str = "need-to-know"
+    agents: Sequence[str] = QUICK_AGENTS
+    guards: Sequence[str] = QUICK_GUARDS
+    out: Path = Path("runs/need-to-know")
+    source: Path | None = None
+    seed: int = 0
+    quick: bool = False
+    limit: int | None = None
+    domains: Sequence[str] = ()
+    workers: int = 1
+    base_url: str | None = None
+    api_key: str | None = None
+    code_agent: bool = False
+    otlp_endpoint: str | None = None
+    record_arguments: str = "redacted"
+    guard_knows_variants: bool = False
+    reports: bool = True
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["out"] = str(self.out)
+        d["source"] = str(self.source) if self.source else None
+        d["agents"], d["guards"], d["domains"] = list(self.agents), list(self.guards), list(self.domains)
+        d.pop("api_key", None)  # never written to disk
+        return d
+
+
+def select_cases(suite: Suite, config: RunConfig) -> list[Case]:
+    """Domain filter, then ``--quick`` (the first cases of every domain), then ``--limit``."""
+    cases = list(suite.cases)
+    if config.domains:
+        wanted = {d.casefold() for d in config.domains}
+        cases = [c for c in cases if c.domain.casefold() in wanted]
+    if config.quick:
+        per: dict[str, int] = {}
+        picked = []
+        for c in cases:
+            if per.get(c.domain, 0) < QUICK_PER_DOMAIN:
+                per[c.domain] = per.get(c.domain, 0) + 1
+                picked.append(c)
+        cases = picked
+    if config.limit is not None:
+        cases = cases[: config.limit]
+    return cases
