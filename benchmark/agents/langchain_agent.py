@@ -1,0 +1,123 @@
+"""``LangChainAgent``: ``langchain.agents.create_agent`` over the case's tools, with any chat model.
+
+The tools are LangChain tools built from the gateway's :class:`~.base.ToolView` s (name,
+description, the JSON schema as ``args_schema``); each one calls ``gateway.call`` with the model's
+tool-call id. A failed observation (rejected or withheld by the guard) reaches the model as an
+error ``ToolMessage`` (``status="error"``) carrying the observation text, so a model can retry.
+The model: an ``init_chat_model`` spec (``openai:gpt-4.1-mini``), an OpenAI-compatible endpoint
+(``base_url`` → ``ChatOpenAI(base_url=…, model=…)``), or a ready ``BaseChatModel`` (tests pass
+``tpguard.testing.langchain.ScriptedChatModel``). The system prompt is neutral (:mod:`._prompt`).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.tools import BaseTool, ToolException
+
+from ._prompt import SYSTEM_PROMPT, error_type
+from .base import AgentResult, ToolGateway, ToolView
+
+if TYPE_CHECKING:
+    from ..cases.schema import Case
+
+__all__ = ["GatewayTool", "LangChainAgent", "build_tools", "chat_model"]
+
+_CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("tpguard_lc_call_id", default=None)
+
+
+class GatewayTool(BaseTool):
+    """A LangChain tool whose execution is ``gateway.call(name, args, call_id=…)``."""
+
+    gateway: Any
+    handle_tool_error: bool = True
+
+    def run(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        token = _CALL_ID.set(kwargs.get("tool_call_id"))
+        try:
+            return super().run(tool_input, *args, **kwargs)
+        finally:
+            _CALL_ID.reset(token)
+
+    async def arun(self, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        token = _CALL_ID.set(kwargs.get("tool_call_id"))
+        try:
+            return await super().arun(tool_input, *args, **kwargs)
+        finally:
+            _CALL_ID.reset(token)
+
+    def _run(self, *args: Any, run_manager: Any = None, **kwargs: Any) -> str:
+        kwargs.pop("config", None)
+        obs = self.gateway.call(self.name, dict(kwargs), call_id=_CALL_ID.get())
+        if not obs.ok:
+            raise ToolException(obs.content)
+        return str(obs.content)
+
+
+def build_tools(gateway: ToolGateway) -> list[GatewayTool]:
+    return [GatewayTool(name=v.name, description=v.description or v.name,
+                        args_schema=_schema(v), gateway=gateway) for v in gateway.tools]
+
+
+def _schema(view: ToolView) -> dict[str, Any]:
+    schema = dict(view.input_schema) or {"type": "object", "properties": {}}
+    schema.setdefault("title", view.name)
+    schema.setdefault("description", view.description or view.name)
+    return schema
+
+
+def chat_model(model: str | BaseChatModel, base_url: str | None = None,
+               api_key: str | None = None) -> BaseChatModel:
+    """A chat model from a spec, an OpenAI-compatible endpoint, or as given."""
+    if isinstance(model, BaseChatModel):
+        return model
+    if base_url:
+        from langchain_openai import ChatOpenAI
+
+        name = model.split(":", 1)[1] if model.startswith("openai:") else model
+        key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
+        return ChatOpenAI(model=name, base_url=base_url, api_key=key)  # type: ignore[arg-type]
+    from langchain.chat_models import init_chat_model
+
+    if api_key:
+        return init_chat_model(model, api_key=api_key)
+    return init_chat_model(model)
+
+
+class LangChainAgent:
+    """``LangChainAgent("openai:gpt-4.1-mini")`` or ``LangChainAgent(model_instance)``."""
+
+    def __init__(self, model: str | BaseChatModel, base_url: str | None = None,
+                 api_key: str | None = None, *, max_steps: int = 25) -> None:
+        self._spec, self._base_url, self._api_key = model, base_url, api_key
+        self._model: BaseChatModel | None = model if isinstance(model, BaseChatModel) else None
+        self.max_steps = max_steps
+        label = model if isinstance(model, str) else type(model).__name__
+        self.name = f"langchain:{label}"
+
+    @property
+    def model(self) -> BaseChatModel:
+        if self._model is None:
+            self._model = chat_model(self._spec, self._base_url, self._api_key)
+        return self._model
+
+    def run(self, case: Case, gateway: ToolGateway, *, seed: int = 0) -> AgentResult:
+        from langchain.agents import create_agent
+
+        result = AgentResult()
+        try:
+            agent = create_agent(self.model, build_tools(gateway), system_prompt=SYSTEM_PROMPT)
+            out = agent.invoke({"messages": [HumanMessage(case.task)]},
+                               config={"recursion_limit": 2 * self.max_steps + 1})
+        except Exception as e:  # a model or framework failure ends this case, not the benchmark
+            result.error = error_type(e)
+            return result
+        ai = [m for m in out.get("messages", []) if isinstance(m, AIMessage)]
+        result.model_calls = len(ai)
+        if ai and not ai[-1].tool_calls:
+            result.final_answer = ai[-1].text
+        return result

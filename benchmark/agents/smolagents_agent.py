@@ -1,0 +1,94 @@
+"""``SmolagentsAgent``: a smolagents ``ToolCallingAgent`` (or ``CodeAgent``) over the case's tools.
+
+Each tool is a smolagents ``Tool`` built from a :class:`~.base.ToolView` (inputs from the JSON
+schema; optional inputs nullable) whose ``forward`` calls the gateway; a failed observation comes
+back as ``"Error: …"`` text the model reads. The model: an ``OpenAIServerModel`` for ``model``
+(with ``base_url`` for an OpenAI-compatible endpoint), or a ready ``smolagents.Model`` (tests pass
+``tpguard.testing.smolagents.ScriptedSmolModel``). ``max_steps`` bounds the run; the instruction
+is neutral (:mod:`._prompt`), no policy is shown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from smolagents import CodeAgent, Model, Tool, ToolCallingAgent
+from smolagents.memory import ActionStep
+from smolagents.monitoring import LogLevel
+
+from ._prompt import SYSTEM_PROMPT, error_type
+from ._smol_schema import smol_inputs
+from .base import AgentResult, ToolGateway, ToolView
+
+if TYPE_CHECKING:
+    from ..cases.schema import Case
+
+__all__ = ["SmolagentsAgent", "build_tools", "smol_model"]
+
+
+def _tool(view: ToolView, gateway: ToolGateway) -> Tool:
+    inputs = smol_inputs(view.input_schema)
+    order = list(inputs)
+
+    def forward(self: Tool, *args: Any, **kwargs: Any) -> str:
+        arguments = dict(zip(order, args, strict=False))
+        arguments.update(kwargs)
+        arguments = {k: v for k, v in arguments.items() if v is not None}
+        obs = gateway.call(view.name, arguments)
+        return str(obs.content) if obs.ok else f"Error: {obs.content}"
+
+    cls = type(f"GatewayTool_{view.name}", (Tool,), {
+        "name": view.name, "description": view.description or view.name, "inputs": inputs,
+        "output_type": "string", "skip_forward_signature_validation": True, "forward": forward,
+    })
+    tool: Tool = cls()
+    return tool
+
+
+def build_tools(gateway: ToolGateway) -> list[Tool]:
+    return [_tool(v, gateway) for v in gateway.tools]
+
+
+def smol_model(model: str | Model, base_url: str | None = None, api_key: str | None = None) -> Model:
+    if isinstance(model, Model):
+        return model
+    from smolagents import OpenAIServerModel
+
+    name = model.split(":", 1)[1] if model.startswith("openai:") else model
+    return OpenAIServerModel(model_id=name, api_base=base_url, api_key=api_key)
+
+
+class SmolagentsAgent:
+    """``SmolagentsAgent("gpt-4.1-mini", base_url=…)`` or ``SmolagentsAgent(model_instance)``."""
+
+    def __init__(self, model: str | Model, base_url: str | None = None, api_key: str | None = None,
+                 code_agent: bool = False, *, max_steps: int = 12) -> None:
+        self._spec, self._base_url, self._api_key = model, base_url, api_key
+        self._model: Model | None = model if isinstance(model, Model) else None
+        self.code_agent, self.max_steps = code_agent, max_steps
+        label = model if isinstance(model, str) else type(model).__name__
+        self.name = f"smolagents:{label}" + (":code" if code_agent else "")
+
+    @property
+    def model(self) -> Model:
+        if self._model is None:
+            self._model = smol_model(self._spec, self._base_url, self._api_key)
+        return self._model
+
+    def run(self, case: Case, gateway: ToolGateway, *, seed: int = 0) -> AgentResult:
+        result = AgentResult()
+        try:
+            kind = CodeAgent if self.code_agent else ToolCallingAgent
+            agent = kind(tools=build_tools(gateway), model=self.model, max_steps=self.max_steps,
+                         instructions=SYSTEM_PROMPT, verbosity_level=LogLevel.OFF)
+            answer = agent.run(case.task)
+        except Exception as e:  # a model or framework failure ends this case, not the benchmark
+            result.error = error_type(e)
+            return result
+        steps = [s for s in agent.memory.steps if isinstance(s, ActionStep)]
+        result.model_calls = len(steps)
+        failed = [s for s in steps if s.error is not None]
+        if failed:
+            result.extra["step_errors"] = [error_type(s.error) for s in failed if s.error]
+        result.final_answer = None if answer is None else str(answer)
+        return result
