@@ -12,6 +12,7 @@ Findings have ``method="pii"``, ``atom_id="pii:<ENTITY>"`` and ``atom_type`` the
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -59,7 +60,13 @@ def offline_analyzer(spacy_model: str | None = None, language: str = "en") -> An
             )
         nlp_engine = SpacyNlpEngine(models=[{"lang_code": language, "model_name": spacy_model}])
     registry = RecognizerRegistry(supported_languages=[language])
-    registry.load_predefined_recognizers(languages=[language], nlp_engine=nlp_engine)
+    loader_log = logging.getLogger("presidio-analyzer")
+    level = loader_log.level
+    loader_log.setLevel(logging.ERROR)  # it warns once per recognizer of every other language
+    try:
+        registry.load_predefined_recognizers(languages=[language], nlp_engine=nlp_engine)
+    finally:
+        loader_log.setLevel(level)
     for rec in list(registry.recognizers):
         rec_name = str(getattr(rec, "name", ""))
         if type(rec).__name__ == "EmailRecognizer":
