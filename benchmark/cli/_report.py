@@ -1,0 +1,66 @@
+"""``tpguard bench report DIR`` (rebuild a run's reports) and ``tpguard bench compare DIR1 DIR2``
+(the change of every summary key between two runs). ``register(bench_app)`` adds both."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+__all__ = ["compare", "register", "report"]
+
+RunDir = Annotated[Path, typer.Argument(help="A benchmark run directory (holds records.jsonl).")]
+
+
+def report(
+    run_dir: RunDir,
+    no_figures: Annotated[bool, typer.Option("--no-figures", help="Skip figures/*.png.")] = False,
+) -> None:
+    """Rebuild report.md, report.html, tables/*.csv and figures/*.png of a run (and summary.json
+    when it is missing or older than records.jsonl); prints the paths written."""
+    from ..report import RunDirError, build_reports
+
+    out, err = Console(), Console(stderr=True)
+    try:
+        paths = build_reports(run_dir, figures=not no_figures)
+    except RunDirError as e:
+        err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    for name in sorted(paths):
+        out.print(str(paths[name]), highlight=False, soft_wrap=True)
+
+
+def compare(
+    run1: RunDir,
+    run2: RunDir,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+) -> None:
+    """Per agent × guard × suite row present in both runs, Δ = run2 − run1 of every summary key;
+    rows present in only one run are listed."""
+    from ..report import RunDirError, compare_runs, comparison_table
+
+    out, err = Console(), Console(stderr=True)
+    try:
+        result = compare_runs(run1, run2)
+    except RunDirError as e:
+        err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    if as_json:
+        typer.echo(json.dumps(result, indent=1))
+        return
+    out.print(comparison_table(result))
+    for side in ("only_in_run1", "only_in_run2"):
+        for r in result[side]:
+            out.print(f"{side.replace('_', ' ')}: {r['agent']} / {r['guard']} ({r['suite']})",
+                      highlight=False)
+    for note in result["notes"]:
+        out.print(f"[dim]{note}[/]", highlight=False)
+
+
+def register(bench_app: typer.Typer) -> None:
+    """Add ``report`` and ``compare`` to the ``tpguard bench`` app."""
+    bench_app.command("report")(report)
+    bench_app.command("compare")(compare)

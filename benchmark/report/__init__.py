@@ -1,0 +1,65 @@
+"""Benchmark reports: markdown and CSV tables shaped like seed ``000_*`` Tables 7–10 (and B.12–B.14,
+D.15), a self-contained HTML report (privacy–utility scatter, sink and free-text-field bars,
+transition table, atom type × sink heatmap, per-case audit view) and PNG figures; plus the diff of
+two runs. See ``docs/reports.md``.
+
+    paths = build_reports(Path("runs/quick"))      # {"report.md": …, "report.html": …, …}
+    diff = compare_runs("runs/a", "runs/b")         # {"rows": [{…, "delta": {"FOR": …}}], …}
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ._collect import ReportTables, collect
+from ._compare import compare_runs, comparison_table
+from ._crosstab import cross_tabs
+from ._figures import write_figures
+from ._html import render_html
+from ._load import RunData, RunDirError, load_cases, load_run
+from ._markdown import render_markdown
+from ._tables import Table, write_csv
+
+__all__ = [
+    "ReportTables",
+    "RunData",
+    "RunDirError",
+    "Table",
+    "build_reports",
+    "compare_runs",
+    "comparison_table",
+    "load_run",
+]
+
+
+def build_reports(run_dir: Path, *, figures: bool = True) -> dict[str, Path]:
+    """(Re)build every report of a run directory; returns ``{relative name: path}`` of what was
+    written: ``summary.json`` (only when it was missing or stale), ``report.md``, ``report.html``,
+    ``tables/*.csv`` and ``figures/*.png``."""
+    run_dir = Path(run_dir)
+    started = time.perf_counter()
+    data = load_run(run_dir)
+    cases, case_notes = load_cases(data)
+    data.notes.extend(case_notes)
+    tabs = cross_tabs(data, cases)
+    tables = collect(data, tabs)
+    written: dict[str, Path] = {}
+    if data.summary_rebuilt:
+        written["summary.json"] = run_dir / "summary.json"
+    for table in tables.csv_tables():
+        path = write_csv(table, run_dir / "tables")
+        written[f"tables/{path.name}"] = path
+    if figures:
+        pngs, fig_notes = write_figures(data, tables, tabs, run_dir / "figures")
+        data.notes.extend(fig_notes)
+        written.update({f"figures/{p.name}": p for p in pngs})
+    html_path = run_dir / "report.html"
+    html_path.write_text(render_html(data, tables, tabs, cases), encoding="utf-8")
+    written["report.html"] = html_path
+    md_path = run_dir / "report.md"
+    names = sorted([*written, "report.md"])
+    data.notes.append(f"Reports built in {time.perf_counter() - started:.1f} s.")
+    md_path.write_text(render_markdown(data, tables, names), encoding="utf-8")
+    written["report.md"] = md_path
+    return written

@@ -1,0 +1,64 @@
+"""``compare_runs(dir1, dir2)``: per (agent, guard, suite) row present in both runs, the change of
+every summary key (``run2 − run1``, in the keys' own units); rows present in only one run are
+listed. Reads both runs without writing to them (a stale summary is rebuilt in memory)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table as RichTable
+
+from ..metrics import KEYS
+from ._load import load_run
+
+__all__ = ["compare_runs", "comparison_table"]
+
+
+def _key(row: dict[str, Any]) -> tuple[str, str, str]:
+    return (str(row["agent"]), str(row["guard"]), str(row["suite"]))
+
+
+def compare_runs(dir1: str | Path, dir2: str | Path) -> dict[str, Any]:
+    """``{run1, run2, keys, rows: [{agent, guard, suite, n1, n2, run1, run2, delta}],
+    only_in_run1, only_in_run2}`` — ``delta[k] = run2[k] − run1[k]`` (``None`` if either is)."""
+    a, b = load_run(dir1, write_summary=False), load_run(dir2, write_summary=False)
+    rows1 = {_key(r): r for r in a.summary.get("rows", [])}
+    rows2 = {_key(r): r for r in b.summary.get("rows", [])}
+    rows = []
+    for key in sorted(set(rows1) & set(rows2)):
+        r1, r2 = rows1[key], rows2[key]
+        v1 = {k: r1.get(k) for k in KEYS}
+        v2 = {k: r2.get(k) for k in KEYS}
+        delta = {k: (None if v1[k] is None or v2[k] is None else v2[k] - v1[k]) for k in KEYS}
+        rows.append({"agent": key[0], "guard": key[1], "suite": key[2], "n1": r1.get("n"),
+                     "n2": r2.get("n"), "run1": v1, "run2": v2, "delta": delta})
+
+    def only(x: dict[tuple[str, str, str], Any], y: dict[tuple[str, str, str], Any]
+             ) -> list[dict[str, str]]:
+        return [{"agent": k[0], "guard": k[1], "suite": k[2]} for k in sorted(set(x) - set(y))]
+
+    return {"run1": str(dir1), "run2": str(dir2), "keys": list(KEYS), "rows": rows,
+            "only_in_run1": only(rows1, rows2), "only_in_run2": only(rows2, rows1),
+            "notes": [f"run1: {n}" for n in a.notes] + [f"run2: {n}" for n in b.notes]}
+
+
+def _delta(v: float | None) -> str:
+    if v is None:
+        return "—"
+    if abs(v) < 5e-3:
+        return "0.00"
+    return f"{v:+.2f}"
+
+
+def comparison_table(result: dict[str, Any]) -> RichTable:
+    """The deltas as a rich table (one line per row present in both runs)."""
+    table = RichTable(title=f"Δ = {result['run2']} − {result['run1']}", show_lines=False)
+    for col in ("agent", "guard", "suite", "n1", "n2"):
+        table.add_column(col, no_wrap=True)
+    for k in result["keys"]:
+        table.add_column(f"Δ{k}", justify="right")
+    for r in result["rows"]:
+        table.add_row(r["agent"], r["guard"], r["suite"], str(r["n1"]), str(r["n2"]),
+                      *(_delta(r["delta"][k]) for k in result["keys"]))
+    return table

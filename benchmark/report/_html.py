@@ -1,0 +1,124 @@
+"""``report.html``: one self-contained page (plotly.js inlined once, no CDN, opens offline).
+
+Every string that reaches the page is HTML-escaped (tables here; plotly escapes its own JSON; the
+audit view renders with ``textContent``). The page shows atom ids and types, never values.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import plotly.io as pio
+
+from ..cases.schema import Case
+from ._audit import audit_html
+from ._collect import ReportTables, reference_configs
+from ._crosstab import Config, CrossTab
+from ._load import RunData
+from ._markdown import caveats, run_facts
+from ._plots import figures, scatter_points
+from ._tables import Table, fmt
+
+__all__ = ["html_table", "render_html"]
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px auto;max-width:1280px;
+color:#222;padding:0 16px}
+h1{margin-bottom:4px} h2{margin-top:36px;border-bottom:1px solid #ddd;padding-bottom:4px}
+table.data{border-collapse:collapse;font-size:13px;margin:8px 0}
+table.data th,table.data td{border:1px solid #ddd;padding:3px 7px;text-align:right}
+table.data th{background:#f4f4f4;position:sticky;top:0}
+table.data td:first-child,table.data td:nth-child(2){text-align:left}
+tr.bad td{background:#fde8e8}
+.note{color:#555;font-size:13px} .controls label{margin-right:14px}
+details{margin:6px 0} summary{cursor:pointer}
+"""
+
+
+def html_table(table: Table, *, where: dict[str, str] | None = None,
+               drop: Sequence[str] = ()) -> str:
+    cols = [c for c in table.columns if c not in drop]
+    idx = [table.columns.index(c) for c in cols]
+    body = []
+    for row in table.rows:
+        if where and any(row[table.columns.index(k)] != v for k, v in where.items()):
+            continue
+        body.append("<tr>" + "".join(f"<td>{html.escape(fmt(row[i]))}</td>" for i in idx) + "</tr>")
+    if not body:
+        return "<p class='note'>No rows.</p>"
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    return (f"<table class='data' data-table='{html.escape(table.name)}'><thead><tr>{head}</tr>"
+            f"</thead><tbody>{''.join(body)}</tbody></table>")
+
+
+def _section(title: str, *body: str) -> str:
+    return f"<h2>{html.escape(title)}</h2>\n" + "\n".join(body)
+
+
+def _note(text: str) -> str:
+    return f"<p class='note'>{html.escape(text)}</p>" if text else ""
+
+
+def _scatter_table(data: RunData) -> str:
+    pts = scatter_points(data)
+    t = Table("scatter", "", ["Agent × guard", "TaskSuccess", "TaskSuccess lo", "TaskSuccess hi",
+                              "100 − MT-POI", "lo", "hi"],
+              [[p["label"], p["x"], p["x_lo"], p["x_hi"], p["y"], p["y_lo"], p["y_hi"]]
+               for p in pts])
+    return f"<details><summary>Scatter data</summary>{html_table(t)}</details>"
+
+
+def render_html(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab],
+                cases: dict[tuple[str, str], Case]) -> str:
+    parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+             "<title>tpguard benchmark report</title>", f"<style>{_CSS}</style></head><body>",
+             "<h1>tpguard benchmark report</h1>",
+             "<ul>" + "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>"
+                              for k, v in run_facts(data)) + "</ul>",
+             _section("How to read this report",
+                      "<ul>" + "".join(f"<li>{html.escape(c)}</li>" for c in caveats(data))
+                      + "</ul>")]
+    for m in t.main:
+        parts.append(_section(m.title, html_table(m), _note(m.note)))
+    parts.append(_section(t.comparison.title, html_table(t.comparison), _note(t.comparison.note)))
+    losses = "".join(f"<li>{html.escape(s)}</li>" for s in t.loss_text) or (
+        "<li>No baseline row has a higher TaskSuccess or a lower FOR than enforce or redact, and "
+        "neither costs TaskSuccess against off.</li>")
+    parts.append(_section("Where tpguard loses", f"<ul>{losses}</ul>"))
+    first = True
+    for title, fig in figures(data, t, tabs):
+        if fig is None:
+            parts.append(_section(title, _note("No data in this run.")))
+            continue
+        div = pio.to_html(fig, full_html=False, include_plotlyjs=first,
+                          config={"displaylogo": False, "responsive": True})
+        first = False
+        extra = _scatter_table(data) if title.startswith("Privacy") else ""
+        parts.append(_section(title, div, extra))
+    parts.append(_section(t.transitions.title, _note(t.transitions.note), html_table(t.paths),
+                          _details(data, t.transitions)))
+    parts.append(_section("Domains (Table 10a) — FOR by domain", html_table(t.domain_pivot)))
+    parts.append(_section("Atom types (Table 10b)", _details(data, t.atom_types)))
+    parts.append(_section("Per-case audit view", _note(
+        "Pick a case and an agent × guard: which atom reached which tool and argument path, "
+        "whether that was authorized, and what the guard did per attempted call. Ids and types "
+        "only — never values."), audit_html(data, cases)))
+    parts.append(_section(t.sensitivity.title, html_table(t.sensitivity), _note(t.sensitivity.note)))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _configs(data: RunData) -> list[Config]:
+    return list(data.configs)
+
+
+def _details(data: RunData, table: Table) -> str:
+    refs = reference_configs(data)
+    out = []
+    for cfg in refs + [c for c in _configs(data) if c not in refs]:
+        where = dict(zip(("Agent", "Guard", "Suite"), cfg, strict=True))
+        out.append(f"<details{' open' if cfg in refs else ''}><summary>"
+                   f"{html.escape(' / '.join(cfg))}</summary>"
+                   f"{html_table(table, where=where, drop=('Agent', 'Guard', 'Suite'))}</details>")
+    return "\n".join(out)

@@ -1,0 +1,159 @@
+"""Reading a run directory: ``run.json``, ``records.jsonl`` and ``summary.json``.
+
+``summary.json`` is the runner's ``metrics.summarize(scores)`` plus ``{"run": run.json}``. When it
+is missing or stale (older than ``records.jsonl``, or its rows do not count the records) it is
+rebuilt here from the records' scores the same way, so a report always shows what the records say.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..cases.schema import Case
+from ..metrics import CaseScore, summarize
+
+__all__ = ["RunData", "RunDirError", "load_cases", "load_run", "record_key"]
+
+
+class RunDirError(ValueError):
+    """The directory is not a benchmark run (no records.jsonl) or a file in it cannot be read."""
+
+
+def record_key(rec: dict[str, Any]) -> tuple[str, str, str, str]:
+    """``(agent, guard, suite, case_id)`` — one record per key in a run."""
+    return (str(rec.get("agent", "")), str(rec.get("guard", "")), str(rec.get("suite", "")),
+            str(rec.get("case_id", "")))
+
+
+@dataclass
+class RunData:
+    """Everything a report reads from one run directory."""
+
+    run_dir: Path
+    run: dict[str, Any]
+    records: list[dict[str, Any]]
+    scores: list[CaseScore]
+    summary: dict[str, Any]
+    notes: list[str] = field(default_factory=list)  # what the loader had to do (rebuilt, skipped)
+    summary_rebuilt: bool = False
+
+    @property
+    def configs(self) -> list[tuple[str, str, str]]:
+        """``(agent, guard, suite)`` of every summary row, in summary order."""
+        return [(r["agent"], r["guard"], r["suite"]) for r in self.summary.get("rows", [])]
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as e:
+        raise RunDirError(f"{path}: cannot read JSON ({type(e).__name__})") from None
+    if not isinstance(data, dict):
+        raise RunDirError(f"{path}: expected a JSON object")
+    return data
+
+
+def _read_records(path: Path, notes: list[str]) -> list[dict[str, Any]]:
+    """Records in file order; a later record for the same key replaces an earlier one (a resumed
+    run), and a line that does not parse (an interrupted write) is skipped and noted."""
+    by_key: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    bad = 0
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                bad += 1
+                continue
+            if isinstance(rec, dict) and isinstance(rec.get("score"), dict):
+                by_key[record_key(rec)] = rec
+            else:
+                bad += 1
+    if bad:
+        notes.append(f"{bad} line(s) of records.jsonl could not be read and were skipped.")
+    return list(by_key.values())
+
+
+def _stale(summary_path: Path, records_path: Path, summary: dict[str, Any], n_records: int) -> bool:
+    if summary_path.stat().st_mtime < records_path.stat().st_mtime:
+        return True
+    rows = summary.get("rows")
+    if not isinstance(rows, list):
+        return True
+    return sum(int(r.get("n", 0)) for r in rows) != n_records
+
+
+def load_run(run_dir: str | Path, *, write_summary: bool = True) -> RunData:
+    """Load a run directory; rebuild ``summary.json`` when missing or stale (written back unless
+    ``write_summary`` is false, e.g. for ``bench compare``, which only reads)."""
+    run_dir = Path(run_dir)
+    records_path = run_dir / "records.jsonl"
+    if not records_path.is_file():
+        raise RunDirError(f"{run_dir}: no records.jsonl — not a benchmark run directory")
+    notes: list[str] = []
+    run = _read_json(run_dir / "run.json") if (run_dir / "run.json").is_file() else {}
+    if not run:
+        notes.append("run.json is missing: run configuration and detector settings are unknown.")
+    records = _read_records(records_path, notes)
+    scores = [CaseScore.from_dict(r["score"]) for r in records]
+    for s, r in zip(scores, records, strict=True):  # the record's identity is authoritative
+        s.agent, s.guard = str(r.get("agent", s.agent)), str(r.get("guard", s.guard))
+    summary_path = run_dir / "summary.json"
+    summary: dict[str, Any] = {}
+    if summary_path.is_file():
+        try:
+            summary = _read_json(summary_path)
+        except RunDirError:
+            summary = {}
+    rebuilt = not summary or _stale(summary_path, records_path, summary, len(records))
+    if rebuilt:
+        summary = summarize(scores)
+        summary["run"] = run
+        notes.append("summary.json was missing or older than records.jsonl and was rebuilt from "
+                     "the records.")
+        if write_summary:
+            summary_path.write_text(json.dumps(summary, indent=1, default=str), encoding="utf-8")
+    return RunData(run_dir, run, records, scores, summary, notes, rebuilt)
+
+
+def _suite_names(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> list[str]:
+    names = {str(r.get("suite", "")) for r in records}
+    cfg = run.get("config", {}) if isinstance(run.get("config"), dict) else {}
+    suite = cfg.get("suite")
+    if isinstance(suite, str):
+        names.add(suite)
+    elif isinstance(suite, list):
+        names.update(str(s) for s in suite)
+    return sorted(n for n in names if n)
+
+
+def load_cases(data: RunData) -> tuple[dict[tuple[str, str], Case], list[str]]:
+    """The run's cases by ``(suite, case_id)``, regenerated from the registry with the run's seed
+    (and ``source`` for public-derived). Returns what could be loaded and notes on what could not;
+    only the atom-type × sink FOR needs them (its denominators are the forbidden cells)."""
+    from ..cases.registry import load_suite
+
+    cfg = data.run.get("config", {}) if isinstance(data.run.get("config"), dict) else {}
+    seed = int(cfg.get("seed", 0) or 0)
+    source = cfg.get("source")
+    out: dict[tuple[str, str], Case] = {}
+    notes: list[str] = []
+    wanted = {(str(r.get("suite", "")), str(r.get("case_id", ""))) for r in data.records}
+    for name in _suite_names(data.run, data.records):
+        try:
+            suite = load_suite(name, source=Path(source) if source else None, seed=seed)
+        except Exception as e:  # the report must still build without the cases
+            notes.append(f"suite {name!r} could not be regenerated ({type(e).__name__}); the "
+                         "atom-type × sink view shows unauthorized disclosure counts instead of FOR.")
+            continue
+        for case in suite:
+            if (case.suite, case.id) in wanted or (name, case.id) in wanted:
+                out[(name, case.id)] = case
+                out[(case.suite, case.id)] = case
+    return out, notes

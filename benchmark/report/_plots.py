@@ -1,0 +1,150 @@
+"""Plotly figures of the HTML report (seed ``000_*`` Figures 6–7 and the atom-type × sink view).
+
+* Privacy–utility scatter (Figure 6): x = TaskSuccess, y = 100 − MT-POI, one point per agent ×
+  guard, error bars = the rows' bootstrap 95 % intervals.
+* Bars by sink (Figure 7a: FOR, SWLR, FreeTextFOR) and by free-text field (Figure 7b:
+  FTSlotRate, FreeTextFOR), one agent × guard at a time through a dropdown.
+* Atom type × sink heatmap of FOR (or of unauthorized disclosure counts when the cases could not
+  be regenerated), one agent × guard at a time.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import plotly.graph_objects as go
+
+from ._collect import ReportTables
+from ._crosstab import Config, CrossTab
+from ._load import RunData
+from ._tables import Table, ordered_configs
+
+__all__ = ["bar_fig", "config_label", "figures", "heatmap_fig", "scatter_fig", "scatter_points"]
+
+
+def config_label(cfg: Config, multi_suite: bool) -> str:
+    return f"{cfg[0]} / {cfg[1]}" + (f" ({cfg[2]})" if multi_suite else "")
+
+
+def _multi_suite(data: RunData) -> bool:
+    return len({r["suite"] for r in data.summary.get("rows", [])}) > 1
+
+
+def scatter_points(data: RunData) -> list[dict[str, Any]]:
+    """``{label, x, y, x_lo, x_hi, y_lo, y_hi}`` per row with both coordinates defined."""
+    multi = _multi_suite(data)
+    out = []
+    for r in ordered_configs(data):
+        ts, poi = r.get("TaskSuccess"), r.get("MT-POI")
+        if ts is None or poi is None:
+            continue
+        ci = r.get("ci") or {}
+        ts_ci, poi_ci = ci.get("TaskSuccess") or [ts, ts], ci.get("MT-POI") or [poi, poi]
+        out.append({"label": config_label((r["agent"], r["guard"], r["suite"]), multi),
+                    "agent": r["agent"], "guard": r["guard"], "suite": r["suite"],
+                    "x": ts, "y": 100.0 - poi, "x_lo": ts_ci[0], "x_hi": ts_ci[1],
+                    "y_lo": 100.0 - poi_ci[1], "y_hi": 100.0 - poi_ci[0]})
+    return out
+
+
+def scatter_fig(data: RunData) -> go.Figure:
+    fig = go.Figure()
+    for p in scatter_points(data):
+        fig.add_trace(go.Scatter(
+            x=[p["x"]], y=[p["y"]], mode="markers", name=html.escape(p["label"]),
+            marker={"size": 12},
+            error_x={"type": "data", "array": [p["x_hi"] - p["x"]],
+                     "arrayminus": [p["x"] - p["x_lo"]]},
+            error_y={"type": "data", "array": [p["y_hi"] - p["y"]],
+                     "arrayminus": [p["y"] - p["y_lo"]]},
+            hovertemplate="TaskSuccess %{x:.2f}<br>100 − MT-POI %{y:.2f}<extra>%{fullData.name}"
+                          "</extra>",
+        ))
+    fig.update_layout(title="Privacy–utility trade-off (upper right is better)",
+                      xaxis_title="TaskSuccess (%)", yaxis_title="privacy score = 100 − MT-POI",
+                      height=520, template="plotly_white")
+    return fig
+
+
+def _dropdown(fig: go.Figure, groups: list[tuple[str, int]]) -> None:
+    """Show one group of traces at a time (groups are consecutive traces)."""
+    total = sum(n for _, n in groups)
+    buttons, start = [], 0
+    for label, n in groups:
+        vis = [start <= i < start + n for i in range(total)]
+        buttons.append({"label": html.escape(label), "method": "update", "args": [{"visible": vis}]})
+        start += n
+    for i, trace in enumerate(fig.data):
+        trace.visible = i < groups[0][1] if groups else True
+    if len(groups) > 1:
+        fig.update_layout(updatemenus=[{"buttons": buttons, "direction": "down", "x": 0.0,
+                                        "xanchor": "left", "y": 1.18, "yanchor": "top"}])
+
+
+def bar_fig(data: RunData, table: Table, key: str, metrics: tuple[str, ...], title: str
+            ) -> go.Figure | None:
+    """Horizontal grouped bars of ``metrics`` per ``key`` (sink or field), one config at a time."""
+    idx = {c: i for i, c in enumerate(table.columns)}
+    multi = _multi_suite(data)
+    fig = go.Figure()
+    groups = []
+    for r in ordered_configs(data):
+        cfg = (r["agent"], r["guard"], r["suite"])
+        rows = [row for row in table.rows if tuple(row[:3]) == cfg]
+        if not rows:
+            continue
+        names = [html.escape(str(row[idx[key]])) for row in rows]
+        for m in metrics:
+            fig.add_trace(go.Bar(y=names, x=[row[idx[m]] for row in rows], name=m,
+                                 orientation="h", texttemplate="%{x:.2f}"))
+        groups.append((config_label(cfg, multi), len(metrics)))
+    if not groups:
+        return None
+    _dropdown(fig, groups)
+    fig.update_layout(title=title, barmode="group", xaxis_title="%", template="plotly_white",
+                      height=max(360, 60 + 34 * len({row[idx[key]] for row in table.rows})))
+    return fig
+
+
+def heatmap_fig(data: RunData, tabs: dict[Config, CrossTab]) -> go.Figure | None:
+    multi = _multi_suite(data)
+    fig = go.Figure()
+    groups = []
+    kind = "FOR (%)"
+    for r in ordered_configs(data):
+        cfg = (r["agent"], r["guard"], r["suite"])
+        tab = tabs.get(cfg)
+        if tab is None or not tab.atom_types:
+            continue
+        kind = "FOR (%)" if tab.kind == "FOR" else "unauthorized disclosures"
+        types, sinks = tab.atom_types, tab.sinks
+        z = [[tab.value(t, s) for s in sinks] for t in types]
+        fig.add_trace(go.Heatmap(
+            z=z, x=[html.escape(s) for s in sinks], y=[html.escape(t) for t in types],
+            colorscale="Reds", zmin=0, zmax=100 if tab.kind == "FOR" else None,
+            colorbar={"title": kind}, hoverongaps=False,
+            hovertemplate="%{y} → %{x}: %{z:.2f}<extra></extra>"))
+        groups.append((config_label(cfg, multi), 1))
+    if not groups:
+        return None
+    _dropdown(fig, groups)
+    n_types = max(len(tabs[c].atom_types) for c in tabs) if tabs else 1
+    fig.update_layout(title=f"Atom type × sink — {kind}", template="plotly_white",
+                      height=max(420, 120 + 18 * n_types), xaxis_title="sink",
+                      yaxis_title="atom type")
+    return fig
+
+
+def figures(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab]
+            ) -> list[tuple[str, go.Figure | None]]:
+    """``(section title, figure)`` in report order."""
+    return [
+        ("Privacy–utility trade-off (Figure 6)", scatter_fig(data)),
+        ("Leakage by information sink (Figure 7a)",
+         bar_fig(data, t.sinks, "Sink", ("FOR", "SWLR", "FreeTextFOR"), "FOR, SWLR, FreeTextFOR by sink")),
+        ("Free-text fields (Figure 7b)",
+         bar_fig(data, t.fields, "Field", ("FTSlotRate", "FreeTextFOR"),
+                 "FTSlotRate and FreeTextFOR by free-text field")),
+        ("Atom type × sink", heatmap_fig(data, tabs)),
+    ]
