@@ -84,7 +84,23 @@ def _authorizations(stages: list[tuple[str, StageT, tuple[FieldT, ...]]]) -> lis
                                          fields=tuple(f.name for f in fs)))
             else:
                 out.append(Authorization(atom=role, tool=tool, allow=True))
+        if _tells_next_step(_stage_of(stages, tool), fields):
+            out.append(Authorization(atom="next", tool=tool, allow=True))
     return out
+
+
+_MESSAGE_SINKS = ("notification", "email")
+
+
+def _stage_of(stages: list[tuple[str, StageT, tuple[FieldT, ...]]], tool: str) -> StageT:
+    return next(s for n, s, _ in stages if n == tool)
+
+
+def _tells_next_step(stage: StageT, fields: tuple[FieldT, ...]) -> bool:
+    """A message to the person carries the next step in its free text ("a minimal next-step
+    message", §8.1) when no structured field does: the one fact free text exists for here."""
+    return stage.sink in _MESSAGE_SINKS and bool(stage.free) and not any(
+        f.role == "next" for f in fields)
 
 
 def _rules(auths: list[Authorization], atoms: list[PrivateAtom], tools: list[ToolSpec]) -> list[Rule]:
@@ -153,6 +169,8 @@ def build_case(domain: DomainT, index: int, case_seed: int, fk: Faker, suite: st
     optional = {domain.prefix + "_" + domain.extra.suffix}
     required = [RequiredFact(atom=f.role, tool=n, field=f.name)
                 for n, _, fs in parsed if n not in optional for f in fs if f.role is not None]
+    required += [RequiredFact(atom="next", tool=n, field=s.free[0])
+                 for n, s, fs in parsed if n not in optional and _tells_next_step(s, fs)]
     for _attempt in range(_MAX_ATTEMPTS):
         made = _make_atoms(domain, context, fk, rng, ctx)
         atoms = [_atom(aid, kind, v) for aid, (kind, v) in made.items()]
@@ -196,6 +214,8 @@ def _arguments(fields: tuple[FieldT, ...], stage: StageT, made: dict[str, tuple[
         else:
             args[f.name] = ref
     args[stage.free[0]] = NEUTRAL[stage.sink]
+    if _tells_next_step(stage, fields):
+        args[stage.free[0]] += f" Next step: {made['next'][1].value}."
     return args
 
 
@@ -207,6 +227,8 @@ def _binding(stage: StageT, fields: tuple[FieldT, ...]) -> Binding:
 
 def _check(tool: str, stage: StageT, fields: tuple[FieldT, ...], ref: str) -> EndStateCheck:
     expect = {f.name: f"$atom:{f.role}" for f in fields if f.role is not None}
+    if _tells_next_step(stage, fields):
+        expect[stage.free[0]] = "$atom:next"
     if any(f.name == "case_id" for f in fields):
         expect["case_id"] = ref
     return EndStateCheck(id=f"{tool}.{SINK_PRIMITIVE[stage.sink]}", primitive=SINK_PRIMITIVE[stage.sink],  # type: ignore[arg-type]
