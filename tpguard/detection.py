@@ -51,6 +51,8 @@ _SECRET_TYPES = re.compile(
     r"secret|key|token|password|passwd|credential|cvv|pin|otp|iban|account|card|ssn|id\b|_id|number"
 )
 _CENTS = re.compile(r"[.,]00$")
+_MEMO_LEN = 64  # texts up to this long are memoized per detector
+_MEMO_SIZE = 4096
 _MIN_KEY = 3
 _MAX_GROUPS = 12
 
@@ -134,6 +136,7 @@ class Detector:
         self._anchors: Any = None
         self._digits: dict[str, list[tuple[int, str]]] = {}
         self._fuzzy_keys: dict[int, tuple[str, str]] = {}
+        self._memo: dict[str, list[tuple[int, int, int, int, str, int, float]]] = {}
         self._compile()
 
     # -- compilation --------------------------------------------------------------------------
@@ -211,7 +214,23 @@ class Detector:
         return out
 
     def scan_text(self, text: str, *, path: str = "", free_text: bool = False) -> list[Finding]:
-        # raw entries sort natively: (atom, start, -length, priority, method, end, score)
+        if len(text) <= _MEMO_LEN:  # short values (ids, statuses, dates) repeat across calls
+            raw = self._memo.get(text)
+            if raw is None:
+                raw = self._match(text)
+                if len(self._memo) >= _MEMO_SIZE:
+                    self._memo.clear()
+                self._memo[text] = raw
+        else:
+            raw = self._match(text)
+        findings = self._resolve(raw, path, free_text) if raw else []
+        if self.pii is not None:
+            findings.extend(self.pii.scan_text(text, path=path, free_text=free_text, known=findings))
+        return findings
+
+    def _match(self, text: str) -> list[tuple[int, int, int, int, str, int, float]]:
+        """Every match in ``text``; entries sort natively: (atom, start, −length, priority,
+        method, end, score)."""
         raw: list[tuple[int, int, int, int, str, int, float]] = []
         norm = normalize(text)
         if self._automaton is not None:
@@ -220,10 +239,9 @@ class Detector:
             self._match_digits(text, raw)
         if self._anchors is not None and len(norm.text) >= 6:
             self._match_fuzzy(norm, raw)
-        findings = self._resolve(raw, path, free_text) if raw else []
-        if self.pii is not None:
-            findings.extend(self.pii.scan_text(text, path=path, free_text=free_text, known=findings))
-        return findings
+        if len(raw) > 1:
+            raw.sort()
+        return raw
 
     def _match_keys(self, text: str, norm: Any, raw: list) -> None:
         s = norm.text
@@ -310,9 +328,8 @@ class Detector:
         raw.append((idx, o_start, o_start - o_end, _PRIORITY["fuzzy"], "fuzzy", o_end, res.score / 100.0))
 
     def _resolve(self, raw: list, path: str, free_text: bool) -> list[Finding]:
-        """One finding per atom occurrence: overlapping matches of an atom keep the best one."""
-        if len(raw) > 1:
-            raw.sort()
+        """One finding per atom occurrence: overlapping matches of an atom keep the best one.
+        ``raw`` is sorted (and shared through the memo: never mutated here)."""
         out: list[Finding] = []
         last_atom, last_end = -1, -1
         atoms = self.atoms
