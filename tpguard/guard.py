@@ -203,25 +203,29 @@ class Guard:
         return self._session()
 
     # -- deciding -----------------------------------------------------------------------------
-    def check(self, tool: str | ToolSpec, arguments: Any) -> Decision:
-        """Decide one call. Never raises: an internal error fails closed (open in ``audit``)."""
+    def check(self, tool: str | ToolSpec, arguments: Any, *, mode: Mode | None = None) -> Decision:
+        """Decide one call. Never raises: an internal error fails closed (open in ``audit``).
+
+        ``mode`` overrides the guard's mode for this call (an observe-only hook passes ``audit``).
+        """
         spec = self.tool_spec(tool)
+        mode = mode or self.mode
         try:
-            return self._check(spec, arguments)
+            return self._check(spec, arguments, mode)
         except Exception as e:  # the guard must never crash the agent
             kind = type(e).__qualname__
             _log.error("tpguard: internal error (%s) while checking a call to %s", kind, spec.name)
-            if self.mode == "audit":
-                return Decision(spec.name, self.mode, "allow", arguments=arguments, error=kind)
+            if mode == "audit":
+                return Decision(spec.name, mode, "allow", arguments=arguments, error=kind)
             msg = (f"tpguard could not check this call to {spec.name} ({kind}) and withheld it. "
                    "Try again with fewer personal details.")
-            return Decision(spec.name, self.mode, "block", arguments=arguments, message=msg, error=kind)
+            return Decision(spec.name, mode, "block", arguments=arguments, message=msg, error=kind)
 
-    def _check(self, spec: ToolSpec, arguments: Any) -> Decision:
+    def _check(self, spec: ToolSpec, arguments: Any, mode: Mode) -> Decision:
         sess = self._session()
         raw = sess.detector.scan(arguments, spec.free_text)
         if not raw:
-            return Decision(spec.name, self.mode, "allow", arguments=arguments, session_id=sess.id)
+            return Decision(spec.name, mode, "allow", arguments=arguments, session_id=sess.id)
         resolver, cache = sess.resolver, sess.access_cache
         tool_key = (spec.name, spec.purpose, spec.sink)
         findings = []
@@ -237,16 +241,16 @@ class Guard:
             findings.append(Finding(*f[:-1], ok))
         forbidden = tuple(f for f in findings if not f.authorized)
         found = tuple(findings)
-        if not forbidden or self.mode == "audit":
-            return Decision(spec.name, self.mode, "allow", found, forbidden, arguments, session_id=sess.id)
+        if not forbidden or mode == "audit":
+            return Decision(spec.name, mode, "allow", found, forbidden, arguments, session_id=sess.id)
         structured = [f for f in forbidden if not f.free_text]
-        if self.mode == "enforce" or structured:
-            return Decision(spec.name, self.mode, "block", found, forbidden, arguments,
+        if mode == "enforce" or structured:
+            return Decision(spec.name, mode, "block", found, forbidden, arguments,
                             message=self._block_message(spec, forbidden), session_id=sess.id)
         rewritten = self._redact(sess, arguments, forbidden)
         types, fields = _describe(forbidden)
         msg = f"tpguard replaced {types} in {fields} with placeholders before calling {spec.name}."
-        return Decision(spec.name, self.mode, "redact", found, forbidden, rewritten, message=msg,
+        return Decision(spec.name, mode, "redact", found, forbidden, rewritten, message=msg,
                         session_id=sess.id)
 
     @staticmethod
@@ -279,12 +283,13 @@ class Guard:
     @contextmanager
     def intercept(
         self, tool: str | ToolSpec, arguments: Any, *, call_id: str | None = None,
-        tracer_provider: TracerProvider | None = None,
+        tracer_provider: TracerProvider | None = None, mode: Mode | None = None,
     ) -> Iterator[Interception]:
         """Check a call inside its ``execute_tool {tool}`` span; run the tool inside the block.
 
         The span ends when the block exits; an exception from the block is recorded by type only.
-        ``tracer_provider`` overrides the guard's own for this call (an instrumentor's provider).
+        ``tracer_provider`` overrides the guard's own for this call (an instrumentor's provider);
+        ``mode`` overrides the guard's mode (an observe-only callback records ``audit``).
         """
         spec = self.tool_spec(tool)
         tracer = (self._tracer if tracer_provider is None
@@ -292,7 +297,7 @@ class Guard:
         span = start_tool_span(tracer, spec, call_id)
         token = otel_context.attach(trace.set_span_in_context(span))
         try:
-            decision = self.check(spec, arguments)
+            decision = self.check(spec, arguments, mode=mode)
             try:
                 record_decision(span, decision, arguments, self._content,
                                 self._session().atom_value, spec.free_text)

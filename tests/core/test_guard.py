@@ -146,3 +146,10 @@ def test_bad_mode_is_a_clear_error(policy: PolicyKB) -> None:
 
 def test_policy_path_accepted(healthcare_policy_path: Path) -> None:
     assert len(Guard(healthcare_policy_path).policy.atoms) == 7
+
+
+def test_mode_override_per_call(policy: PolicyKB) -> None:
+    g = Guard(policy, mode="enforce")
+    d = g.check("team_handoff", {"summary": SUMMARY}, mode="audit")
+    assert d.action == "allow" and d.mode == "audit" and d.forbidden
+    assert g.check("team_handoff", {"summary": SUMMARY}).blocked
