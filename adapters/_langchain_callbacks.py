@@ -36,9 +36,9 @@ class TpguardCallbackHandler(BaseCallbackHandler):
     """Record a decision span for every tool run; never blocks or changes anything.
 
     ``tools`` maps tool names to :class:`ToolSpec` s (or dicts); unlisted tools fall back to the
-    guard's specs, then to an unknown ``external`` tool. With a guard in ``enforce`` or ``redact``
-    mode the span's ``tpguard.decision`` says what the guard *would* have done — the call still
-    ran unchanged. ``decisions`` keeps the last 10,000 decisions (value-free) for inspection.
+    guard's specs, then to an unknown ``external`` tool. Decisions are always taken in ``audit``
+    mode — a callback cannot stop a call, so its spans never claim one was blocked; the forbidden
+    findings are recorded all the same. ``decisions`` keeps the last 10,000 decisions (value-free).
     """
 
     run_inline = True
@@ -49,9 +49,6 @@ class TpguardCallbackHandler(BaseCallbackHandler):
     ) -> None:
         if not isinstance(guard, Guard):
             raise TypeError("TpguardCallbackHandler(guard=...) takes a tpguard.Guard")
-        if guard.mode != "audit":
-            _log.warning("tpguard: TpguardCallbackHandler only observes; with a %s-mode guard "
-                         "spans record what the guard would have done", guard.mode)
         self.guard = guard
         self.specs: dict[str, ToolSpec] = {n: as_spec(n, s) for n, s in (tools or {}).items()}
         self.decisions: deque[Decision] = deque(maxlen=10_000)
@@ -74,7 +71,8 @@ class TpguardCallbackHandler(BaseCallbackHandler):
             name = str((serialized or {}).get("name") or kwargs.get("name") or "unknown_tool")
             spec = self.specs.get(name) or self.guard.tool_spec(name)
             arguments = model_arguments(None, inputs) if inputs is not None else {"input": input_str}
-            cm = self.guard.intercept(spec, arguments, call_id=kwargs.get("tool_call_id"))
+            cm = self.guard.intercept(spec, arguments, call_id=kwargs.get("tool_call_id"),
+                                      mode="audit")
             interception = cm.__enter__()
             with self._lock:
                 self._open[run_id] = cm

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 import pytest
@@ -11,9 +10,9 @@ pytest.importorskip("langchain.agents")  # the langchain extra
 from langchain.agents import create_agent
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import ToolException, tool
-from tpguard.adapters.langchain import TpguardCallbackHandler
 
 from tpguard import Guard, PolicyKB
+from tpguard.adapters.langchain import TpguardCallbackHandler
 from tpguard.testing import SpanCapture
 from tpguard.testing.langchain import ScriptedChatModel
 
@@ -47,12 +46,11 @@ async def test_observes_without_changing_anything(
     use_async: bool, tpguard_spans: SpanCapture, caplog: pytest.LogCaptureFixture
 ) -> None:
     received: list[str] = []
-    # Even an enforce-mode guard cannot block through a callback: the handler only records.
-    with caplog.at_level(logging.WARNING, logger="tpguard"):
-        handler = TpguardCallbackHandler(
-            Guard(PolicyKB.from_dict(POLICY), mode="enforce", tracer_provider=tpguard_spans.provider),
-            tools=TOOLS)
-    assert "only observes" in caplog.text
+    # Even an enforce-mode guard cannot block through a callback: the handler only records, in
+    # audit mode, so its spans never claim a block that did not happen.
+    handler = TpguardCallbackHandler(
+        Guard(PolicyKB.from_dict(POLICY), mode="enforce", tracer_provider=tpguard_spans.provider),
+        tools=TOOLS)
     model = ScriptedChatModel([[{"name": "handoff", "args": {"summary": f"call {PHONE}"}, "id": "h1"},
                                 {"name": "notify", "args": {"phone": PHONE}, "id": "n1"}], "done"])
     agent = create_agent(model, tools=make_tools(received))
@@ -65,7 +63,9 @@ async def test_observes_without_changing_anything(
     assert all(m.status == "success" for m in result["messages"] if isinstance(m, ToolMessage))
     spans = {s.attributes["gen_ai.tool.call.id"]: s for s in tpguard_spans.tool_spans()}
     assert set(spans) == {"h1", "n1"}  # one span per call, each ended
-    assert spans["h1"].attributes["tpguard.decision"] == "block"  # what enforce *would* do
+    assert spans["h1"].attributes["tpguard.decision"] == "allow"  # it ran: audit, not block
+    assert spans["h1"].attributes["tpguard.mode"] == "audit"
+    assert list(spans["h1"].attributes["tpguard.forbidden.atom_types"]) == ["phone"]
     assert spans["h1"].attributes["tpguard.sink"] == "handoff"
     assert spans["n1"].attributes["tpguard.decision"] == "allow"
     assert [d.tool for d in handler.decisions] and not handler._open
