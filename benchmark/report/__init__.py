@@ -45,6 +45,9 @@ def build_reports(run_dir: Path, *, figures: bool = True) -> dict[str, Path]:
     tabs = cross_tabs(data, cases)
     tables = collect(data, tabs)
     written: dict[str, Path] = {}
+    for folder, pattern in (("tables", "*.csv"), ("figures", "*.png")):  # ours: no stale outputs
+        for old in (run_dir / folder).glob(pattern):
+            old.unlink()
     if data.summary_rebuilt:
         written["summary.json"] = run_dir / "summary.json"
     for table in tables.csv_tables():

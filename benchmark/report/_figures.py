@@ -1,6 +1,7 @@
 """``figures/*.png`` with matplotlib (Agg): the privacy–utility scatter (seed ``000_*`` Figure 6),
-FOR by sink and FreeTextFOR by free-text field across agent × guard (Figure 7), and one atom type
-× sink heatmap per agent × guard. Skipped, with a note, when matplotlib is not installed."""
+FOR by sink and FreeTextFOR / FTSlotRate by free-text field across agent × guard (Figure 7), and
+the atom type × sink heatmap of each agent's unguarded (``off``) configuration — the HTML report
+has it for every agent × guard. Skipped, with a note, when matplotlib is not installed."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ._collect import ReportTables
+from ._collect import ReportTables, reference_configs
 from ._crosstab import Config, CrossTab
 from ._load import RunData
 from ._plots import scatter_points
@@ -26,15 +27,30 @@ def _pyplot() -> Any:
     return plt
 
 
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+def _styles(data: RunData) -> tuple[dict[str, Any], dict[str, str]]:
+    """One colour per guard, one marker per agent, the same in every figure."""
+    rows = ordered_configs(data)
+    guards = list(dict.fromkeys(r["guard"] for r in rows))
+    agents = list(dict.fromkeys(r["agent"] for r in rows))
+    plt = _pyplot()
+    cmap = plt.get_cmap("tab10" if len(guards) <= 10 else "tab20")
+    return ({g: cmap(i % cmap.N) for i, g in enumerate(guards)},
+            {a: _MARKERS[i % len(_MARKERS)] for i, a in enumerate(agents)})
+
+
 def _scatter(plt: Any, data: RunData, path: Path) -> None:
+    colours, markers = _styles(data)
     fig, ax = plt.subplots(figsize=(8, 6))
     for p in scatter_points(data):
         ax.errorbar([p["x"]], [p["y"]], xerr=[[p["x"] - p["x_lo"]], [p["x_hi"] - p["x"]]],
-                    yerr=[[p["y"] - p["y_lo"]], [p["y_hi"] - p["y"]]], fmt="o", capsize=3,
-                    label=p["label"])
+                    yerr=[[p["y"] - p["y_lo"]], [p["y_hi"] - p["y"]]], fmt=markers[p["agent"]],
+                    color=colours[p["guard"]], capsize=3, markersize=8, label=p["label"])
     ax.set_xlabel("TaskSuccess (%) — higher is better")
     ax.set_ylabel("privacy score = 100 − MT-POI — higher is better")
-    ax.set_title("Privacy–utility trade-off")
+    ax.set_title("Privacy–utility trade-off (95 % bootstrap intervals)")
     ax.grid(alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8, loc="best")
@@ -45,24 +61,30 @@ def _scatter(plt: Any, data: RunData, path: Path) -> None:
 
 def _grouped(plt: Any, data: RunData, table: Table, key: str, metric: str, title: str,
              path: Path) -> bool:
+    """Vertical grouped bars: one group per sink/field, one bar per agent × guard (colour =
+    guard, hatch = agent)."""
     idx = {c: i for i, c in enumerate(table.columns)}
     configs = [(r["agent"], r["guard"], r["suite"]) for r in ordered_configs(data)]
     keys = sorted({str(row[idx[key]]) for row in table.rows})
-    if not keys:
+    if not keys or not configs:
         return False
+    colours, _ = _styles(data)
+    hatches = {a: h for a, h in zip(dict.fromkeys(c[0] for c in configs),
+                                    ("", "//", "..", "xx", "\\\\", "oo"), strict=False)}
     vals = {(tuple(row[:3]), str(row[idx[key]])): row[idx[metric]] for row in table.rows}
-    fig, ax = plt.subplots(figsize=(10, max(3.5, 0.45 * len(keys) * max(1, len(configs)) / 3)))
-    height = 0.8 / max(1, len(configs))
+    fig, ax = plt.subplots(figsize=(min(18, max(8, 0.12 * len(keys) * len(configs) + 3)), 5))
+    width = 0.85 / len(configs)
     for j, cfg in enumerate(configs):
-        ys = [i + j * height for i in range(len(keys))]
-        xs = [vals.get((cfg, k)) for k in keys]
-        ax.barh(ys, [0.0 if x is None or math.isnan(x) else x for x in xs], height=height,
-                label=f"{cfg[0]} / {cfg[1]}")
-    ax.set_yticks([i + 0.4 - height / 2 for i in range(len(keys))], keys)
-    ax.invert_yaxis()
-    ax.set_xlabel(f"{metric} (%)")
+        xs = [i - 0.425 + (j + 0.5) * width for i in range(len(keys))]
+        ys = [vals.get((cfg, k)) for k in keys]
+        ax.bar(xs, [0.0 if y is None or math.isnan(y) else y for y in ys], width=width,
+               color=colours[cfg[1]], hatch=hatches.get(cfg[0], ""), edgecolor="white",
+               linewidth=0.3, label=f"{cfg[0]} / {cfg[1]}")
+    ax.set_xticks(range(len(keys)), keys, rotation=30, ha="right")
+    ax.set_ylabel(f"{metric} (%)")
     ax.set_title(title)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2, loc="upper right")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -73,7 +95,8 @@ def _heatmap(plt: Any, cfg: Config, tab: CrossTab, path: Path) -> None:
     types, sinks = tab.atom_types, tab.sinks
     z = [[math.nan if (v := tab.value(t, s)) is None else v for s in sinks] for t in types]
     fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(sinks) + 3), max(3, 0.26 * len(types) + 1.5)))
-    im = ax.imshow(z, aspect="auto", cmap="Reds", vmin=0,
+    cmap = plt.get_cmap("Reds").with_extremes(bad="#d9d9d9")  # grey: no forbidden opportunity
+    im = ax.imshow(z, aspect="auto", cmap=cmap, vmin=0,
                    vmax=100 if tab.kind == "FOR" else None)
     ax.set_xticks(range(len(sinks)), sinks, rotation=35, ha="right")
     ax.set_yticks(range(len(types)), types, fontsize=7)
@@ -102,8 +125,7 @@ def write_figures(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab], 
     ):
         if _grouped(plt, data, table, key, metric, title, folder / name):
             out.append(folder / name)
-    for r in ordered_configs(data):
-        cfg = (r["agent"], r["guard"], r["suite"])
+    for cfg in reference_configs(data):  # the HTML has every agent × guard; PNGs the unguarded
         tab = tabs.get(cfg)
         if tab is None or not tab.atom_types:
             continue

@@ -81,7 +81,12 @@ def caveats(data: RunData) -> list[str]:
     if "audit" in guards:
         out.append("`audit` observes and records only; its rows should match `off` except for "
                    "run-to-run noise in the agent.")
-    out += [str(n) for n in data.run.get("notes", []) if n]
+    stated = " ".join(out)
+    for note in data.run.get("notes", []):  # the runner's own notes, unless already stated above
+        text = str(note)
+        if text and not (("#37659" in text and "#37659" in stated)
+                         or ("not a measurement of any LLM" in text and "any LLM" in stated)):
+            out.append(text)
     out += data.notes
     return out
 

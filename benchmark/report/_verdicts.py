@@ -33,6 +33,19 @@ def _diff(new: float | None, old: float | None) -> float | None:
     return None if new is None or old is None else new - old
 
 
+def _overlap(a: dict[str, Any], b: dict[str, Any], key: str) -> bool | None:
+    """Whether the two rows' 95 % intervals of ``key`` overlap (``None`` if either is missing)."""
+    ca, cb = (a.get("ci") or {}).get(key), (b.get("ci") or {}).get(key)
+    if not ca or not cb:
+        return None
+    return max(ca[0], cb[0]) <= min(ca[1], cb[1])
+
+
+def _ci_note(a: dict[str, Any], b: dict[str, Any], key: str) -> str:
+    o = _overlap(a, b, key)
+    return "" if o is None else (" (95 % intervals overlap)" if o else " (95 % intervals apart)")
+
+
 def _p_values(data: RunData) -> dict[tuple[str, str, str, str], float | None]:
     return {(c["agent"], c["suite"], c["guard"], c["metric"]): c.get("p_value")
             for c in data.summary.get("comparisons", [])}
@@ -82,9 +95,10 @@ def losses(data: RunData) -> tuple[Table, list[str]]:
         base = rows_by.get((a, s, BASELINE))
         if base is not None and (ts := r.get("TaskSuccess")) is not None \
                 and (bts := base.get("TaskSuccess")) is not None and ts < bts:
-            rows.append([a, s, g, BASELINE, "TaskSuccess", ts, bts, ts - bts])
+            rows.append([a, s, g, BASELINE, "TaskSuccess", ts, bts, ts - bts,
+                         _overlap(r, base, "TaskSuccess")])
             text.append(f"`{g}` costs TaskSuccess against `off` for `{a}` on {s}: {fmt(ts)} vs "
-                        f"{fmt(bts)} ({fmt(_rel(ts, bts))} %).")
+                        f"{fmt(bts)} ({fmt(_rel(ts, bts))} %){_ci_note(r, base, 'TaskSuccess')}.")
         for other in ordered_configs(data):
             o = other["guard"]
             if (other["agent"], other["suite"]) != (a, s) or o == BASELINE or o in TPGUARD_MODES:
@@ -93,11 +107,12 @@ def losses(data: RunData) -> tuple[Table, list[str]]:
                 mine, theirs = r.get(key), other.get(key)
                 if mine is None or theirs is None or better * (theirs - mine) <= 0:
                     continue
-                rows.append([a, s, g, o, key, mine, theirs, mine - theirs])
+                rows.append([a, s, g, o, key, mine, theirs, mine - theirs,
+                             _overlap(r, other, key)])
                 word = "higher TaskSuccess" if key == "TaskSuccess" else "lower FOR"
                 text.append(f"`{o}` has {word} than `{g}` for `{a}` on {s}: {fmt(theirs)} vs "
-                            f"{fmt(mine)}.")
+                            f"{fmt(mine)}{_ci_note(r, other, key)}.")
     table = Table("where_tpguard_loses", "Where tpguard loses",
                   ["Agent", "Suite", "tpguard", "Against", "Metric", "tpguard value",
-                   "Their value", "Difference"], rows)
+                   "Their value", "Difference", "95 % intervals overlap"], rows)
     return table, text
