@@ -11,6 +11,7 @@ import typer
 from ._audit import audit
 from ._cases import cases
 from ._check import check
+from ._report import register as _register_report
 from ._run import run
 
 __all__ = ["bench_app", "register"]
@@ -20,6 +21,7 @@ bench_app = typer.Typer(name="bench", help="Benchmark suites, runs and reports."
 bench_app.command("cases")(cases)
 bench_app.command("check")(check)
 bench_app.command("run")(run)
+_register_report(bench_app)  # report, compare
 
 
 def register(app: typer.Typer) -> None:

@@ -40,7 +40,7 @@ def compare(
 ) -> None:
     """Per agent × guard × suite row present in both runs, Δ = run2 − run1 of every summary key;
     rows present in only one run are listed."""
-    from ..report import RunDirError, compare_runs, comparison_table
+    from ..report import KEY_GROUPS, RunDirError, compare_runs, comparison_table
 
     out, err = Console(), Console(stderr=True)
     try:
@@ -51,7 +51,9 @@ def compare(
     if as_json:
         typer.echo(json.dumps(result, indent=1))
         return
-    out.print(comparison_table(result))
+    out.print(f"Δ = {result['run2']} − {result['run1']}", highlight=False, soft_wrap=True)
+    for name, keys in KEY_GROUPS:
+        out.print(comparison_table(result, keys, title=name))
     for side in ("only_in_run1", "only_in_run2"):
         for r in result[side]:
             out.print(f"{side.replace('_', ' ')}: {r['agent']} / {r['guard']} ({r['suite']})",

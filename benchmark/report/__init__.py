@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from ._collect import ReportTables, collect
-from ._compare import compare_runs, comparison_table
+from ._compare import KEY_GROUPS, compare_runs, comparison_table
 from ._crosstab import cross_tabs
 from ._figures import write_figures
 from ._html import render_html
@@ -22,6 +22,7 @@ from ._markdown import render_markdown
 from ._tables import Table, write_csv
 
 __all__ = [
+    "KEY_GROUPS",
     "ReportTables",
     "RunData",
     "RunDirError",

@@ -12,7 +12,7 @@ from rich.table import Table as RichTable
 from ..metrics import KEYS
 from ._load import load_run
 
-__all__ = ["compare_runs", "comparison_table"]
+__all__ = ["KEY_GROUPS", "compare_runs", "comparison_table"]
 
 
 def _key(row: dict[str, Any]) -> tuple[str, str, str]:
@@ -51,14 +51,27 @@ def _delta(v: float | None) -> str:
     return f"{v:+.2f}"
 
 
-def comparison_table(result: dict[str, Any]) -> RichTable:
-    """The deltas as a rich table (one line per row present in both runs)."""
-    table = RichTable(title=f"Δ = {result['run2']} − {result['run1']}", show_lines=False)
-    for col in ("agent", "guard", "suite", "n1", "n2"):
-        table.add_column(col, no_wrap=True)
-    for k in result["keys"]:
-        table.add_column(f"Δ{k}", justify="right")
+#: How ``bench compare`` splits the keys so each table fits a terminal.
+KEY_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("utility", ("Task", "Workflow", "GoldArg")),
+    ("combined", ("TaskSuccess", "MT-POI", "SMTC")),
+    ("privacy", ("FOR", "SWLR", "ToolFOR", "LTCR")),
+    ("free text and mid-workflow", ("FreeTextFOR", "FTSlotRate", "MidFOR")),
+)
+
+
+def comparison_table(result: dict[str, Any], keys: tuple[str, ...] | None = None,
+                     title: str | None = None) -> RichTable:
+    """The deltas of ``keys`` (default: all) as a rich table, one line per row in both runs."""
+    keys = tuple(result["keys"]) if keys is None else keys
+    multi_suite = len({r["suite"] for r in result["rows"]}) > 1
+    table = RichTable(title=title or f"Δ = {result['run2']} − {result['run1']}")
+    table.add_column("agent / guard", no_wrap=True)
+    table.add_column("n", no_wrap=True, justify="right")
+    for k in keys:
+        table.add_column(f"Δ{k}", justify="right", min_width=max(6, len(k) + 1))
     for r in result["rows"]:
-        table.add_row(r["agent"], r["guard"], r["suite"], str(r["n1"]), str(r["n2"]),
-                      *(_delta(r["delta"][k]) for k in result["keys"]))
+        label = f"{r['agent']} / {r['guard']}" + (f" ({r['suite']})" if multi_suite else "")
+        n = str(r["n1"]) if r["n1"] == r["n2"] else f"{r['n1']}→{r['n2']}"
+        table.add_row(label, n, *(_delta(r["delta"][k]) for k in keys))
     return table

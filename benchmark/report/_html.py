@@ -44,7 +44,8 @@ def html_table(table: Table, *, where: dict[str, str] | None = None,
     for row in table.rows:
         if where and any(row[table.columns.index(k)] != v for k, v in where.items()):
             continue
-        body.append("<tr>" + "".join(f"<td>{html.escape(fmt(row[i]))}</td>" for i in idx) + "</tr>")
+        cells = "".join(f"<td>{html.escape(fmt(row[i], table.columns[i]))}</td>" for i in idx)
+        body.append(f"<tr>{cells}</tr>")
     if not body:
         return "<p class='note'>No rows.</p>"
     head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)

@@ -31,7 +31,9 @@ def record_key(rec: dict[str, Any]) -> tuple[str, str, str, str]:
 
 @dataclass
 class RunData:
-    """Everything a report reads from one run directory."""
+    """Everything a report reads from one run directory. ``records`` are value-free: trajectory
+    calls keep ``step``, ``tool`` and ``outcome`` only, ``result`` keeps ``error`` and
+    ``model_calls``."""
 
     run_dir: Path
     run: dict[str, Any]
@@ -57,6 +59,19 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data
 
 
+def _value_free(rec: dict[str, Any]) -> dict[str, Any]:
+    """Drop what may hold private values (call arguments and results, the final answer) as soon
+    as a record is read: no report needs them, and a report cannot print what it does not hold."""
+    traj = rec.get("trajectory")
+    if isinstance(traj, dict):
+        traj.pop("final_answer", None)
+        traj["calls"] = [{k: c.get(k) for k in ("step", "tool", "outcome")}
+                         for c in traj.get("calls", ()) if isinstance(c, dict)]
+    if isinstance(rec.get("result"), dict):
+        rec["result"] = {k: rec["result"].get(k) for k in ("error", "model_calls")}
+    return rec
+
+
 def _read_records(path: Path, notes: list[str]) -> list[dict[str, Any]]:
     """Records in file order; a later record for the same key replaces an earlier one (a resumed
     run), and a line that does not parse (an interrupted write) is skipped and noted."""
@@ -72,7 +87,7 @@ def _read_records(path: Path, notes: list[str]) -> list[dict[str, Any]]:
                 bad += 1
                 continue
             if isinstance(rec, dict) and isinstance(rec.get("score"), dict):
-                by_key[record_key(rec)] = rec
+                by_key[record_key(rec)] = _value_free(rec)
             else:
                 bad += 1
     if bad:

@@ -14,8 +14,8 @@ from ._verdicts import BASELINE, TPGUARD_MODES
 __all__ = ["caveats", "md_table", "render_markdown", "run_facts"]
 
 
-def _cell(v: Any) -> str:
-    return fmt(v).replace("|", "\\|").replace("\n", " ")
+def _cell(v: Any, column: str = "") -> str:
+    return fmt(v, column).replace("|", "\\|").replace("\n", " ")
 
 
 def md_table(table: Table, *, columns: Sequence[str] | None = None,
@@ -30,7 +30,8 @@ def md_table(table: Table, *, columns: Sequence[str] | None = None,
     numeric = [all(r[i] is None or isinstance(r[i], int | float) for r in rows) for i in idx]
     lines = ["| " + " | ".join(_cell(c) for c in cols) + " |",
              "|" + "|".join("---:" if num else "---" for num in numeric) + "|"]
-    lines += ["| " + " | ".join(_cell(row[i]) for i in idx) + " |" for row in rows]
+    lines += ["| " + " | ".join(_cell(row[i], table.columns[i]) for i in idx) + " |"
+              for row in rows]
     return "\n".join(lines)
 
 

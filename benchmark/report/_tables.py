@@ -59,14 +59,15 @@ class Table:
     note: str = ""
 
 
-def fmt(v: Any, digits: int = 2) -> str:
-    """How the markdown and HTML print a cell: 2 decimals, ``—`` for undefined."""
+def fmt(v: Any, column: str = "") -> str:
+    """How the markdown and HTML print a cell: 2 decimals (p-values 2 significant digits),
+    ``—`` for undefined."""
     if v is None:
         return "—"
     if isinstance(v, bool):
         return "yes" if v else "no"
     if isinstance(v, float):
-        return f"{v:.{digits}f}"
+        return f"{v:.2g}" if column.startswith("p ") else f"{v:.2f}"
     return str(v)
 
 
@@ -137,13 +138,21 @@ def _breakdown(data: RunData, cfg: Config, by: str) -> dict[str, dict[str, Any]]
     return {}
 
 
+_COUNTS = frozenset({"opportunities", "leaks", "slots", "n_cases"})
+
+
+def _count(v: Any) -> Any:
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
 def _long(data: RunData, name: str, title: str, label: str, by: str,
           cols: Sequence[str], note: str = "") -> Table:
     rows = []
     for r in ordered_configs(data):
         cfg = (r["agent"], r["guard"], r["suite"])
         for key, v in _breakdown(data, cfg, by).items():
-            rows.append([*cfg, key, *(v.get(c) for c in cols)])
+            rows.append([*cfg, key, *(_count(v.get(c)) if c in _COUNTS else v.get(c)
+                                      for c in cols)])
     return Table(name, title, ["Agent", "Guard", "Suite", label, *cols], rows, note)
 
 

@@ -5,7 +5,8 @@
   per-case differences of the same cases (docs/metrics.md, Statistics).
 * tpguard *loses* wherever a baseline guard (anything but ``off``/``audit``/``enforce``/``redact``)
   has a higher TaskSuccess or a lower FOR than an intervening tpguard mode (``enforce``, ``redact``)
-  for the same agent and suite, and wherever such a mode costs TaskSuccess against ``off``.
+  for the same agent and suite, wherever such a mode costs TaskSuccess against ``off``, and by
+  the residual FOR it leaves where ``off`` leaked (what its detector did not recognise).
 """
 
 from __future__ import annotations
@@ -93,6 +94,11 @@ def losses(data: RunData) -> tuple[Table, list[str]]:
         if g not in INTERVENING:
             continue
         base = rows_by.get((a, s, BASELINE))
+        if base is not None and (f := r.get("FOR")) and (bf := base.get("FOR")):
+            rows.append([a, s, g, BASELINE, "residual FOR", f, bf, f - bf, None])
+            text.append(f"`{g}` leaves FOR {fmt(f)} for `{a}` on {s} ({fmt(100.0 * f / bf)} % of "
+                        f"`off`'s {fmt(bf)}): over-disclosures its detector did not recognise "
+                        "(forms the guard was not given, e.g. paraphrases).")
         if base is not None and (ts := r.get("TaskSuccess")) is not None \
                 and (bts := base.get("TaskSuccess")) is not None and ts < bts:
             rows.append([a, s, g, BASELINE, "TaskSuccess", ts, bts, ts - bts,

@@ -372,3 +372,33 @@ def test_stale_summary_is_rebuilt_and_truncated_lines_skipped(tmp_path: Path) ->
     fresh = summarize(data.scores)
     assert [r["FOR"] for r in rebuilt["rows"]] == [r["FOR"] for r in fresh["rows"]]
     assert load_run(run_dir).summary_rebuilt is False  # now up to date
+
+
+def _row(agent: str, guard: str, ts: float, f: float) -> dict[str, Any]:
+    return {"agent": agent, "guard": guard, "suite": "s", "n": 10, "TaskSuccess": ts, "FOR": f,
+            "ci": {"TaskSuccess": [ts - 1.0, ts + 1.0], "FOR": [f - 0.5, f + 0.5]}}
+
+
+def test_losses_by_hand() -> None:
+    """off 90/20; enforce 85/2 (costs 5.56 % utility, leaves 10 % of the leaks); redact 90/0;
+    presidio-redact 88/1 (higher TaskSuccess than enforce, lower FOR than enforce, apart)."""
+    from tpguard.benchmark.report import RunData
+    from tpguard.benchmark.report._verdicts import comparison_table, losses
+
+    rows = [_row("a", "off", 90.0, 20.0), _row("a", "enforce", 85.0, 2.0),
+            _row("a", "redact", 90.0, 0.0), _row("a", "presidio-redact", 88.0, 1.0)]
+    data = RunData(Path("."), {}, [], [], {"rows": rows, "comparisons": [
+        {"agent": "a", "suite": "s", "guard": "enforce", "metric": "FOR", "p_value": 0.002}]})
+    table, text = losses(data)
+    got = {(r[2], r[3], r[4]): r[5:] for r in table.rows}
+    assert got == {
+        ("enforce", "off", "residual FOR"): [2.0, 20.0, -18.0, None],
+        ("enforce", "off", "TaskSuccess"): [85.0, 90.0, -5.0, False],
+        ("enforce", "presidio-redact", "TaskSuccess"): [85.0, 88.0, -3.0, False],
+        ("enforce", "presidio-redact", "FOR"): [2.0, 1.0, 1.0, True],
+    }
+    assert "`enforce` leaves FOR 2.00 for `a` on s (10.00 % of `off`'s 20.00)" in text[0]
+    assert "85.00 vs 90.00 (-5.56 %) (95 % intervals apart)" in text[1]
+    comp = {r[2]: r for r in comparison_table(data).rows}
+    assert comp["enforce"][6] == pytest.approx(-90.0) and comp["enforce"][7] == 0.002
+    assert comp["redact"][10] == pytest.approx(0.0) and comp["redact"][7] is None
