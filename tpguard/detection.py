@@ -41,11 +41,11 @@ METHODS: tuple[str, ...] = Method.__args__  # type: ignore[attr-defined]
 _PRIORITY = {m: i for i, m in enumerate(("exact", "alias", "masked", "normalized", "semantic", "fuzzy", "pii"))}
 
 _KEY_METHOD = {"value": "exact", "alias": "alias", "variant": "semantic", "masked": "masked"}
-_NUMERIC_VALUE = re.compile(r"[\d\s\-./()+,$€£¥%*#]+")
-_DIGIT_RUN = re.compile(r"\d+(?:[\s\-./,()+]{1,3}\d+)*")
+_NUMERIC_VALUE = re.compile(r"[\d\s\-./:()+,$€£¥%*#]+")
+_DIGIT_RUN = re.compile(r"\d+(?:[\s\-./:,()+]{1,3}\d+)*")
 # ASCII text (the common case) takes a simpler pattern, three times faster; trailing separators
 # are trimmed per run.
-_DIGIT_RUN_ASCII = re.compile(r"[0-9][0-9 \-./,()+]*")
+_DIGIT_RUN_ASCII = re.compile(r"[0-9][0-9 \-./:,()+]*")
 _DIGIT_GROUP = re.compile(r"\d+")
 _SECRET_TYPES = re.compile(
     r"secret|key|token|password|passwd|credential|cvv|pin|otp|iban|account|card|ssn|id\b|_id|number"
@@ -264,7 +264,7 @@ class Detector:
         index = self._digits
         pattern = _DIGIT_RUN_ASCII if text.isascii() else _DIGIT_RUN
         for run in pattern.finditer(text):
-            s = run.group().rstrip(" -./,(+")
+            s = run.group().rstrip(" -./:,(+")
             if s.isdigit():  # one group: a single lookup (the common case)
                 hits = index.get(s if s.isascii() else digits_of(s)) if len(s) >= 4 else None
                 if hits:

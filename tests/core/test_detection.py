@@ -57,6 +57,14 @@ def test_normalized_case_width_zero_width_and_spaces(text: str) -> None:
         "maria", "ｍａｒｉａ".casefold())
 
 
+def test_regrouped_date_times() -> None:
+    when = PrivateAtom(id="when", type="appointment_time", value="2026-12-26 13:45")
+    d = Detector([when])
+    for text in ("at 2026 12 26 13:45", "at 2026.12.26.13:45", "at 2026/12/26 13.45"):
+        assert [f.atom_id for f in d.scan_text(text)] == ["when"], text
+    assert d.scan_text("at 2026-12-26 13:46") == []
+
+
 def test_numbers_in_structured_fields_and_amounts() -> None:
     assert [f.atom_id for f in DET.scan({"phone": 4155550199})] == ["phone"]
     assert [f.atom_id for f in DET.scan({"amount": 1250.0})] == ["amount"]
