@@ -13,6 +13,8 @@ from __future__ import annotations
 import csv
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -402,3 +404,68 @@ def test_losses_by_hand() -> None:
     comp = {r[2]: r for r in comparison_table(data).rows}
     assert comp["enforce"][6] == pytest.approx(-90.0) and comp["enforce"][7] == 0.002
     assert comp["redact"][10] == pytest.approx(0.0) and comp["redact"][7] is None
+
+
+_DOM_STUB = r"""
+const fs = require("fs");
+function el(tag) {
+  const e = {tag, value: "", checked: false, className: "", children: [], listeners: {},
+    appendChild(c) { this.children.push(c); if (tag === "select" && this.children.length === 1) this.value = c.value; },
+    addEventListener(t, f) { this.listeners[t] = f; },
+    querySelector(sel) { const v = /value="(.*)"/.exec(sel)[1]; return this.children.find(c => c.value === v) || null; }};
+  let t = "";
+  Object.defineProperty(e, "textContent", {get() { return t; },
+    set(v) { t = String(v); if (t === "") e.children = []; }});
+  return e;
+}
+const els = {"au-q": el("input"), "au-leaky": el("input"), "au-case": el("select"),
+             "au-cfg": el("select"), "au-sum": el("p"), x: el("tbody"), a: el("tbody")};
+els["audit-data"] = {textContent: fs.readFileSync(process.argv[2], "utf8")};
+global.document = {getElementById: id => els[id], createElement: el,
+                   querySelector: sel => sel.startsWith("#au-x") ? els.x : els.a};
+eval(fs.readFileSync(process.argv[3], "utf8"));
+const out = {cases: els["au-case"].children.map(c => c.value)};
+const opts = els["au-cfg"].children.map(c => c.textContent);
+for (const name of ["leaky:unit / off", "leaky:unit / enforce"]) {
+  els["au-cfg"].value = String(opts.findIndex(t => t.startsWith(name)));
+  els["au-cfg"].listeners.change();
+  out[name] = {summary: els["au-sum"].textContent,
+               x: els.x.children.map(r => [r.className, ...r.children.map(c => c.textContent)]),
+               a: els.a.children.map(r => r.children.map(c => c.textContent))};
+}
+els["au-q"].value = "zzz-no-such-case"; els["au-q"].listeners.input();
+out.filtered = els["au-case"].children.length;
+console.log(JSON.stringify(out));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_audit_view_script_runs_and_shows_the_records(built, tmp_path: Path) -> None:
+    """Execute the page's audit-view script (node, minimal DOM stub) on its embedded data."""
+    run_dir, _ = built
+    chunks = (run_dir / "report.html").read_text().split("<script")
+    i = next(k for k, c in enumerate(chunks) if 'id="audit-data"' in c.split(">", 1)[0])
+    (tmp_path / "data.json").write_text(chunks[i].split(">", 1)[1].split("</script>", 1)[0])
+    (tmp_path / "view.js").write_text(chunks[i + 1].split(">", 1)[1].split("</script>", 1)[0])
+    (tmp_path / "stub.js").write_text(_DOM_STUB)
+    proc = subprocess.run(["node", str(tmp_path / "stub.js"), str(tmp_path / "data.json"),
+                           str(tmp_path / "view.js")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    records = {(r["agent"], r["guard"], r["case_id"]): r for r in make_records_view(run_dir)}
+    first = sorted(out["cases"])[0]
+    assert out["cases"] == sorted(out["cases"]) and len(out["cases"]) == N_CASES
+    assert out["filtered"] == 0
+    off = records[("leaky:unit", "off", first)]
+    shown = out["leaky:unit / off"]
+    assert shown["summary"].startswith(f"{first} · leaky:unit / off")
+    assert len(shown["x"]) == len(off["disclosures"])
+    forbidden = sorted((d["step"], d["atom_id"]) for d in off["disclosures"] if not d["authorized"])
+    assert forbidden == sorted((int(r[1]), r[4]) for r in shown["x"] if r[0] == "bad")
+    assert all(r[-1] == "FORBIDDEN" for r in shown["x"] if r[0] == "bad")
+    enforce = records[("leaky:unit", "enforce", first)]
+    assert [a[2] for a in out["leaky:unit / enforce"]["a"]] == [a["action"] for a in enforce["attempts"]]
+
+
+def make_records_view(run_dir: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (run_dir / "records.jsonl").read_text().splitlines()]
