@@ -114,7 +114,7 @@ def spec_for_tool(
     """A :class:`ToolSpec` for a LangChain tool: its name, description and JSON schema."""
     return ToolSpec(
         name=name or tool.name, purpose=purpose, sink=sink, free_text=tuple(free_text),
-        schema=tool_schema(tool), description=tool.description or "",
+        input_schema=tool_schema(tool), description=tool.description or "",
     )
 
 

@@ -15,9 +15,9 @@ from collections.abc import Mapping
 from importlib import metadata
 from typing import Any, ClassVar
 
-from opentelemetry.trace import Tracer, TracerProvider
+from opentelemetry.trace import TracerProvider
 
-from tpguard import Guard, ToolSpec, __version__
+from tpguard import Guard, ToolSpec
 
 from ._smolagents_bind import spec_for_tool
 from ._smolagents_context import propagate_context, restore_context
@@ -93,9 +93,7 @@ class SmolagentsInstrumentor:
                 "wrap tools with @purpose_bound to enforce or redact")
         self.guard = guard
         self.tools: dict[str, ToolSpec] = {n: _as_spec(n, v) for n, v in (tools or {}).items()}
-        self._tracer: Tracer | None = (
-            tracer_provider.get_tracer("tpguard.adapters.smolagents", __version__)
-            if tracer_provider is not None else None)
+        self._tracer_provider = tracer_provider
         self._originals: list[tuple[type, str, Any, Any]] = []  # (owner, attr, original, wrapper)
         self._propagation = False
 
@@ -134,7 +132,7 @@ class SmolagentsInstrumentor:
             from smolagents.tools import Tool
 
             self._patch(Tool, "__call__",
-                        lambda f: wrap_tool_call(f, self.guard, self.spec_for, self._tracer))
+                        lambda f: wrap_tool_call(f, self.guard, self.spec_for, self._tracer_provider))
             self._patch(ToolCallingAgent, "process_tool_calls", wrap_process_tool_calls)
             self._patch(ToolCallingAgent, "execute_tool_call", wrap_execute_tool_call)
             self._propagation = propagate_context()

@@ -21,11 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from ._smolagents_bind import EXTRA_POSITIONAL, bind_call
 from ._smolagents_context import call_id_scope, current_call_id
-from ._smolagents_spans import intercept
 from ._smolagents_tool import guarded_spec
 
 if TYPE_CHECKING:
-    from opentelemetry.trace import Tracer
+    from opentelemetry.trace import TracerProvider
 
     from tpguard import Guard, ToolSpec
 
@@ -100,7 +99,7 @@ def wrap_execute_tool_call(original: Callable[..., Any]) -> Callable[..., Any]:
 
 def wrap_tool_call(
     original: Callable[..., Any], guard: Guard, spec_for: Callable[[Any], ToolSpec],
-    tracer: Tracer | None,
+    tracer_provider: TracerProvider | None,
 ) -> Callable[..., Any]:
     """``Tool.__call__`` that audits the call in an ``execute_tool`` span and runs it unchanged."""
 
@@ -114,7 +113,8 @@ def wrap_tool_call(
                                   unpack_dict=True).arguments
         except Exception:  # a bad call fails in the tool as before; audit what was passed
             arguments = {EXTRA_POSITIONAL: list(args), **kwargs}
-        with intercept(guard, spec, arguments, call_id=current_call_id(), tracer=tracer):
+        with guard.intercept(spec, arguments, call_id=current_call_id(),
+                             tracer_provider=tracer_provider):
             return original(self, *args, sanitize_inputs_outputs=sanitize_inputs_outputs, **kwargs)
 
     return __call__

@@ -23,7 +23,6 @@ from tpguard.policy import Sink, ToolSpec
 
 from ._smolagents_bind import bind_call, spec_for_tool
 from ._smolagents_context import current_call_id, propagate_context
-from ._smolagents_spans import intercept
 
 __all__ = ["GUARDED_ATTR", "guard_tool", "guarded_spec"]
 
@@ -42,7 +41,7 @@ def _guarded_forward(
 ) -> Callable[..., Any]:
     def forward(*args: Any, **kwargs: Any) -> Any:
         bound = bind_call(inputs, args, kwargs)
-        with intercept(guard, spec, bound.arguments, call_id=current_call_id(), tracer=None) as call:
+        with guard.intercept(spec, bound.arguments, call_id=current_call_id()) as call:
             if call.decision.blocked:
                 return call.decision.message
             new_args, new_kwargs = bound.call_args(call.arguments)

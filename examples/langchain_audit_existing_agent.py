@@ -18,9 +18,9 @@ from typing import Any
 
 from langchain.agents import create_agent
 from langchain_core.tools import tool
-from tpguard.adapters.langchain import PurposeBoundMiddleware, TpguardCallbackHandler
 
 from tpguard import Guard
+from tpguard.adapters.langchain import PurposeBoundMiddleware, TpguardCallbackHandler
 from tpguard.testing import SpanCapture, capture_spans
 
 POLICY = Path(__file__).with_name("healthcare_policy.yaml")

@@ -80,7 +80,7 @@ def spec_for_callable(
     except Exception:  # unannotated or exotic signatures: no schema rather than no tool
         schema = None
     return ToolSpec(name=name or fn.__name__, purpose=purpose, sink=sink, free_text=free_text,
-                    schema=schema, description=inspect.getdoc(fn) or "")
+                    input_schema=schema, description=inspect.getdoc(fn) or "")
 
 
 def _wrap_callable(

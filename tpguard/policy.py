@@ -98,8 +98,10 @@ class ToolSpec(_Model):
     purpose: str = ""
     sink: Sink = "external"
     free_text: tuple[str, ...] = ()
-    #: JSON schema of the tool's inputs; written ``schema`` in files and constructors.
-    input_schema: dict[str, Any] | None = Field(default=None, alias="schema")
+    #: JSON schema of the tool's inputs (``schema`` in policy files is accepted too).
+    input_schema: dict[str, Any] | None = Field(
+        default=None, validation_alias=AliasChoices("input_schema", "schema")
+    )
     description: str = ""
 
     @field_validator("sink", mode="before")

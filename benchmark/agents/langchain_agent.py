@@ -80,7 +80,7 @@ def chat_model(model: str | BaseChatModel, base_url: str | None = None,
 
         name = model.split(":", 1)[1] if model.startswith("openai:") else model
         key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
-        return ChatOpenAI(model=name, base_url=base_url, api_key=key)  # type: ignore[arg-type]
+        return ChatOpenAI(model=name, base_url=base_url, api_key=key)
     from langchain.chat_models import init_chat_model
 
     if api_key:

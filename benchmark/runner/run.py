@@ -110,8 +110,8 @@ def run_benchmark(
         raise ValueError("no cases selected (check --domains / --limit)")
     guards = {name: make_guard(name, knows_variants=config.guard_knows_variants)
               for name in config.guards}
-    agent_opts = {"base_url": config.base_url, "api_key": config.api_key,
-                  "code_agent": config.code_agent}
+    agent_opts: dict[str, Any] = {"base_url": config.base_url, "api_key": config.api_key,
+                                  "code_agent": config.code_agent}
     for spec in config.agents:  # fail fast on a bad --agent before any case runs
         make_agent(spec, **agent_opts)
     run_id = f"{config.suite}-s{config.seed}"

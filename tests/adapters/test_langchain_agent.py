@@ -20,9 +20,9 @@ pytest.importorskip("langchain.agents")  # the langchain extra
 from langchain.agents import create_agent
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.tools import BaseTool, tool
-from tpguard.adapters.langchain import PurposeBoundMiddleware
 
 from tpguard import Guard, PolicyKB, purpose_bound
+from tpguard.adapters.langchain import PurposeBoundMiddleware
 from tpguard.testing import SpanCapture
 from tpguard.testing.langchain import ScriptedChatModel
 

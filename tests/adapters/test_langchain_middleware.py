@@ -14,9 +14,9 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import InjectedToolCallId, tool
 from langgraph.prebuilt import InjectedState
 from langgraph.types import Command
-from tpguard.adapters.langchain import PurposeBoundMiddleware
 
 from tpguard import Guard, PolicyKB, ToolSpec
+from tpguard.adapters.langchain import PurposeBoundMiddleware
 from tpguard.testing import SpanCapture
 from tpguard.testing.langchain import ScriptedChatModel
 

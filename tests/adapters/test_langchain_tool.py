@@ -21,9 +21,9 @@ from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool, T
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import InjectedState, ToolNode, ToolRuntime
 from pydantic import BaseModel, Field
-from tpguard.adapters.langchain import ToolCallWithheld, guard_tool
 
 from tpguard import Guard, PolicyKB, PrivateAtom, purpose_bound
+from tpguard.adapters.langchain import ToolCallWithheld, guard_tool
 from tpguard.testing import SpanCapture
 
 PHONE = "415-555-0199"

@@ -278,6 +278,7 @@ def test_openai_server_model_audit_only_instrumentor_sees_server_call_ids(
     """Audit-only over unmodified tools: nothing changes, and the ids minted by the server
     (``call_1`` …) reach the spans."""
     from smolagents import OpenAIServerModel, ToolCallingAgent
+
     from tpguard.adapters.smolagents import SmolagentsInstrumentor
 
     guard = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider)

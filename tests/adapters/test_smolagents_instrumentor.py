@@ -14,14 +14,14 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("smolagents") is None,
 from smolagents import CodeAgent, Tool, ToolCallingAgent, tool  # noqa: E402
 from smolagents import local_python_executor as lpe  # noqa: E402
 from smolagents.monitoring import LogLevel  # noqa: E402
+
+from tpguard import Guard, PolicyKB, PrivateAtom, ToolSpec, purpose_bound  # noqa: E402
 from tpguard.adapters import _smolagents_instrumentor as instr_mod  # noqa: E402
 from tpguard.adapters.smolagents import (  # noqa: E402
     SmolagentsInstrumentor,
     UnsupportedVersionError,
     check_version,
 )
-
-from tpguard import Guard, PolicyKB, PrivateAtom, ToolSpec, purpose_bound  # noqa: E402
 from tpguard.testing import SpanCapture, capture_spans  # noqa: E402
 from tpguard.testing.smolagents import ScriptedSmolModel  # noqa: E402
 

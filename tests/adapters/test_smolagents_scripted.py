@@ -15,8 +15,8 @@ from smolagents import CodeAgent, ToolCallingAgent, tool  # noqa: E402
 from smolagents import local_python_executor as lpe  # noqa: E402
 from smolagents.models import ChatMessage, MessageRole, Model  # noqa: E402
 from smolagents.monitoring import LogLevel  # noqa: E402
-from tpguard.adapters._smolagents_context import _context_timeout  # noqa: E402
 
+from tpguard.adapters._smolagents_context import _context_timeout  # noqa: E402
 from tpguard.testing.smolagents import Code, ScriptedSmolModel, message_text  # noqa: E402
 
 

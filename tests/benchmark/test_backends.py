@@ -6,6 +6,7 @@ import sqlite3
 import threading
 
 import pytest
+
 from tpguard.benchmark.backends import (
     PRIMITIVE_CLASSES,
     AuditLog,

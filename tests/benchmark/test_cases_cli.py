@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
 from tpguard.benchmark.cases import registry
 from tpguard.benchmark.cases._jsonschema import case_json_schema_text
 from tpguard.benchmark.cases.need_to_know import generate
 from tpguard.benchmark.cases.schema import Suite
-from typer.testing import CliRunner
-
 from tpguard.cli import app
 
 runner = CliRunner()

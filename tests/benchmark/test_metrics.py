@@ -21,6 +21,8 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+
+from tpguard import PolicyKB, PrivateAtom, ToolSpec
 from tpguard.benchmark.cases.schema import Case, RequiredFact, Transition, WorkflowStage
 from tpguard.benchmark.metrics import (
     CallEvidence,
@@ -31,8 +33,6 @@ from tpguard.benchmark.metrics import (
     score_trajectory,
 )
 from tpguard.benchmark.trajectory import ToolCall, Trajectory
-
-from tpguard import PolicyKB, PrivateAtom, ToolSpec
 from tpguard.redaction import TypeTagOperator, rewrite_text
 
 ATOMS = [

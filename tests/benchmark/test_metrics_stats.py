@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from tpguard.benchmark.metrics import (
     ALTERNATIVE_WEIGHTS,
     bootstrap_ci,

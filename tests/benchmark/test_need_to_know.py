@@ -6,6 +6,7 @@ import hashlib
 from collections import Counter
 
 import pytest
+
 from tpguard.benchmark.cases.need_to_know import DOMAINS, KINDS, generate
 from tpguard.benchmark.cli._stats import suite_stats
 

@@ -9,6 +9,8 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+
+from tpguard import Detector, Guard
 from tpguard.benchmark.cases import Case, Suite
 from tpguard.benchmark.cases.public_derived import (
     PublicDataError,
@@ -16,8 +18,6 @@ from tpguard.benchmark.cases.public_derived import (
     build_report,
     build_suite,
 )
-
-from tpguard import Detector, Guard
 
 
 @pytest.fixture(scope="module")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+
 from tpguard.benchmark.cases import GroundTruthCall, RequiredFact, Suite
 from tpguard.benchmark.cases.need_to_know import generate
 from tpguard.benchmark.cases.validate import CHECKS, check_case, check_suite
-
 from tpguard.policy import Authorization, PrivateAtom, Rule
 
 

@@ -161,8 +161,8 @@ def build_case(domain: DomainT, index: int, case_seed: int, fk: Faker, suite: st
     ref = f"{domain.ref}-{rng.randint(100000, 999999)}"
     ctx = {"statuses": domain.statuses, "next_steps": domain.next_steps}
     parsed = [(f"{domain.prefix}_{s.suffix}", s, parse_fields(s.fields)) for s in stages]
-    tools = [ToolSpec(name=n, purpose=s.purpose, sink=s.sink, free_text=s.free,  # type: ignore[arg-type]
-                      schema=_schema(fs, s.free, {**domain.roles, **_OPERATIONAL}),
+    tools = [ToolSpec(name=n, purpose=s.purpose, sink=s.sink, free_text=s.free,
+                      input_schema=_schema(fs, s.free, {**domain.roles, **_OPERATIONAL}),
                       description=s.purpose[0].upper() + s.purpose[1:] + ".")
              for n, s, fs in parsed]
     auths = _authorizations(parsed)
@@ -221,7 +221,7 @@ def _arguments(fields: tuple[FieldT, ...], stage: StageT, made: dict[str, tuple[
 
 def _binding(stage: StageT, fields: tuple[FieldT, ...]) -> Binding:
     primitive = SINK_PRIMITIVE[stage.sink]
-    return Binding(primitive=primitive, operation=stage.op or _DEFAULT_OP[primitive],  # type: ignore[arg-type]
+    return Binding(primitive=primitive, operation=stage.op or _DEFAULT_OP[primitive],
                    required=tuple(f.name for f in fields), returns=_RETURNS[primitive])
 
 
@@ -231,6 +231,6 @@ def _check(tool: str, stage: StageT, fields: tuple[FieldT, ...], ref: str) -> En
         expect[stage.free[0]] = "$atom:next"
     if any(f.name == "case_id" for f in fields):
         expect["case_id"] = ref
-    return EndStateCheck(id=f"{tool}.{SINK_PRIMITIVE[stage.sink]}", primitive=SINK_PRIMITIVE[stage.sink],  # type: ignore[arg-type]
+    return EndStateCheck(id=f"{tool}.{SINK_PRIMITIVE[stage.sink]}", primitive=SINK_PRIMITIVE[stage.sink],
                          tool=tool, expect=expect,
                          description=f"{stage.stage}: {stage.purpose}")

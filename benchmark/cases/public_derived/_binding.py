@@ -49,5 +49,5 @@ def bind(tool: SourceTool, calls: list[SourceCall], required: tuple[str, ...]) -
         primitive, operation = tool.primitive, "create"
     else:
         primitive, operation = "records", "create"
-    return Binding(primitive=primitive, operation=operation,  # type: ignore[arg-type]
+    return Binding(primitive=primitive, operation=operation,
                    required=required, returns=_RETURNS[primitive])
