@@ -43,6 +43,14 @@ def _rewrite_strings(arguments: dict[str, Any], fn: Any) -> tuple[dict[str, Any]
     return replace_at(arguments, replacements), types, set(replacements)
 
 
+def _rewrite_action(arguments: dict[str, Any], fn: Any) -> GuardAction:
+    """``rewrite`` with what ``fn`` changed in the string leaves, else ``allow``."""
+    new, types, fields = _rewrite_strings(arguments, fn)
+    if not types:
+        return GuardAction("allow", arguments)
+    return GuardAction("rewrite", new, None, tuple(sorted(types)), tuple(sorted(fields)))
+
+
 class _LangChainCase:
     def __init__(self) -> None:
         from langchain.agents.middleware import PIIMiddleware
@@ -62,10 +70,7 @@ class _LangChainCase:
         return text, found
 
     def process(self, spec: ToolSpec, arguments: dict[str, Any]) -> GuardAction:
-        new, types, fields = _rewrite_strings(arguments, self._apply)
-        if not types:
-            return GuardAction("allow", arguments)
-        return GuardAction("rewrite", new, None, tuple(sorted(types)), tuple(sorted(fields)))
+        return _rewrite_action(arguments, self._apply)
 
 
 @dataclass(frozen=True)
@@ -114,10 +119,7 @@ class _PresidioCase:
         return "".join(out), types
 
     def process(self, spec: ToolSpec, arguments: dict[str, Any]) -> GuardAction:
-        new, types, fields = _rewrite_strings(arguments, self._apply)
-        if not types:
-            return GuardAction("allow", arguments)
-        return GuardAction("rewrite", new, None, tuple(sorted(types)), tuple(sorted(fields)))
+        return _rewrite_action(arguments, self._apply)
 
 
 @dataclass(frozen=True)
