@@ -1,8 +1,9 @@
 """``SmolagentsAgent``: a smolagents ``ToolCallingAgent`` (or ``CodeAgent``) over the case's tools.
 
 Each tool is a smolagents ``Tool`` built from a :class:`~.base.ToolView` (inputs from the JSON
-schema; optional inputs nullable) whose ``forward`` calls the gateway; a failed observation comes
-back as ``"Error: …"`` text the model reads. The model: an ``OpenAIServerModel`` for ``model``
+schema; optional inputs nullable) whose ``forward`` calls the gateway; a rejected call comes
+back as ``"Error: …"`` text the model reads, a withheld one as the guard's message itself — the
+observation tpguard's ``guard_tool`` returns, so both guard paths show the model the same text. The model: an ``OpenAIServerModel`` for ``model``
 (with ``base_url`` for an OpenAI-compatible endpoint), or a ready ``smolagents.Model`` (tests pass
 ``tpguard.testing.smolagents.ScriptedSmolModel``). ``max_steps`` bounds the run; the instruction
 is neutral (:mod:`._prompt`), no policy is shown.
@@ -14,7 +15,7 @@ is neutral (:mod:`._prompt`), no policy is shown.
 * ``smolagents-instrumentor``: ``SmolagentsInstrumentor`` patches smolagents for the run — audit
   only, as the product is (``enforce`` / ``redact`` end the case with ``GuardPathError``). The
   instrumentor patches classes process-wide, so instrumented runs take turns (a lock);
-* ``gateway``: the runner's gateway decides; a failed observation comes back as ``"Error: …"``.
+* ``gateway``: the runner's gateway decides.
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ def _tool(view: ToolView, gateway: ToolGateway) -> Tool:
         arguments.update(kwargs)
         arguments = {k: v for k, v in arguments.items() if v is not None}
         obs = gateway.call(view.name, arguments)
+        if obs.blocked:  # as tpguard's guard_tool does: the guard's message is the observation
+            return str(obs.content)
         return str(obs.content) if obs.ok else f"Error: {obs.content}"
 
     cls = type(f"GatewayTool_{view.name}", (Tool,), {

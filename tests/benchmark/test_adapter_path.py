@@ -123,6 +123,13 @@ def run_case(case: Case, agent: Agent, guard: str, audit: AuditLog,
                         seed=0, run_id="parity", tracer_provider=None)
 
 
+def conversation(agent: Agent) -> list[tuple[str, str]]:
+    """The last conversation the scripted model was shown: (role, text) per message."""
+    seen = agent._model.seen[-1]  # type: ignore[attr-defined]
+    return [(m["role"], str(m["content"])) if isinstance(m, dict)
+            else (f"{m.type}:{getattr(m, 'status', '')}", m.text) for m in seen]
+
+
 def score(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record["score"].items() if k != "agent"}
 
@@ -137,10 +144,13 @@ def _compare(make: Any, paths: tuple[str, ...], guard: str) -> list[dict[str, An
     out = []
     with AuditLog(":memory:") as audit:
         for case in parity_cases():
-            base = run_case(case, make(case, "gateway"), guard, audit, "gw")
+            base_agent = make(case, "gateway")
+            base = run_case(case, base_agent, guard, audit, "gw")
             assert base["result"]["error"] is None and base["result"]["final_answer"] == DONE
             for path in paths:
-                rec = run_case(case, make(case, path), guard, audit, path)
+                agent = make(case, path)
+                rec = run_case(case, agent, guard, audit, path)
+                assert conversation(agent) == conversation(base_agent), (case.id, path)
                 assert rec["result"]["error"] is None, (path, rec["result"])
                 assert score(rec) == score(base), (case.id, path)
                 assert rec["attempts"] == base["attempts"], (case.id, path)

@@ -171,3 +171,27 @@ def test_agent_specs_select_the_guard_path() -> None:
         with pytest.raises(ValueError, match=msg) as info:
             make_agent(bad)
         assert all(s in str(info.value) for s in AGENT_SPECS)
+
+
+@needs_langchain
+@pytest.mark.parametrize("path", ["gateway", "middleware", "decorator"])
+def test_parallel_tool_calls_in_one_turn_each_get_their_own_decision(path: str) -> None:
+    """LangChain runs one turn's tool calls on worker threads: every call that reaches the
+    gateway carries its own adapter decision (none unguarded), and the attempts are the same."""
+    from tpguard.testing.langchain import ScriptedChatModel
+
+    case = suite_cases()[0]
+    atom = next(a for a in case.atoms if not any(x.atom == a.id for x in case.policy.authorizations))
+    calls = [{"name": g.tool, "args": {**g.arguments, **({"note": atom.value} if i % 2 else {})}}
+             for i, g in enumerate(case.ground_truth[:4])]
+    with AuditLog(":memory:") as audit:
+        gw = _gateway(case, "redact", audit)
+        agent = make_agent("langchain:x", guard_path=path)
+        agent._model = ScriptedChatModel(turns=[calls, "done"])  # type: ignore[attr-defined]
+        assert agent.run(case, gw).error is None
+        got = _received(audit, case, "redact")
+    assert gw.unguarded == 0
+    assert sorted((a.tool, a.action) for a in gw.attempts) == sorted(
+        [(c["name"], "allow") for c in calls[0::2]]
+        + [(calls[1]["name"], "redact"), (calls[3]["name"], "block")])  # note: free text / not
+    assert len(got) == 3 and not any(atom.value in str(args) for _, args in got)
