@@ -6,6 +6,10 @@ case's mock backend, so a guard behaves the same under every agent. An agent see
 and :class:`ToolView` s (name, description, input schema) — never the policy knowledge base
 (ToolPrivacyBench, seed ``000_*`` §3.7). Reference agents (``oracle``, ``leaky``) may read the
 case's answer key; that is what makes them reference agents.
+
+Framework agents can instead be measured *as deployed* (issue 12, item 8): with an adapter
+``guard_path`` they ask the gateway for tpguard's guard (:func:`adapter_guard`) and wrap their
+tools with tpguard's own adapter; the gateway then only records and passes calls through.
 """
 
 from __future__ import annotations
@@ -14,9 +18,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from tpguard import Guard
+
     from ..cases.schema import Case
 
-__all__ = ["Agent", "AgentResult", "Observation", "ToolGateway", "ToolView"]
+__all__ = ["GATEWAY", "Agent", "AgentResult", "Observation", "ToolGateway", "ToolView",
+           "adapter_guard", "guard_path_of"]
+
+#: The guard path of agents whose calls the gateway decides (every reference agent).
+GATEWAY = "gateway"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,3 +82,19 @@ class Agent(Protocol):
     name: str
 
     def run(self, case: Case, gateway: ToolGateway, *, seed: int = 0) -> AgentResult: ...
+
+
+def guard_path_of(agent: Any) -> str:
+    """Where tpguard decides for ``agent``: its ``guard_path`` (framework agents), else the gateway."""
+    return str(getattr(agent, "guard_path", GATEWAY))
+
+
+def adapter_guard(gateway: ToolGateway, path: str) -> Guard | None:
+    """The guard an agent on adapter ``path`` wraps its tools with, or ``None``: the path is the
+    gateway, the gateway cannot delegate (a test gateway), or the guard under test is not tpguard
+    (``off``, a baseline — those always act at the gateway)."""
+    delegate = getattr(gateway, "delegate", None)
+    if path == GATEWAY or delegate is None:
+        return None
+    guard: Guard | None = delegate(path)
+    return guard

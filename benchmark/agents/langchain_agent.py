@@ -7,6 +7,18 @@ error ``ToolMessage`` (``status="error"``) carrying the observation text, so a m
 The model: an ``init_chat_model`` spec (``openai:gpt-4.1-mini``), an OpenAI-compatible endpoint
 (``base_url`` → ``ChatOpenAI(base_url=…, model=…)``), or a ready ``BaseChatModel`` (tests pass
 ``tpguard.testing.langchain.ScriptedChatModel``). The system prompt is neutral (:mod:`._prompt`).
+
+``guard_path`` — where tpguard decides (issue 12, item 8, "as deployed"):
+
+* ``langchain-decorator`` (default): each tool is wrapped with tpguard's ``guard_tool`` (what
+  ``@purpose_bound`` does) — the guard sees the arguments LangChain passes to ``_run``;
+* ``langchain-middleware``: ``PurposeBoundMiddleware`` in ``create_agent(middleware=[…])`` — the
+  guard sees the model's raw tool-call arguments;
+* ``gateway``: the runner's gateway decides (``Guard.check`` there), the tools are plain.
+
+On an adapter path the deployer's configuration — each tool's purpose, sink and free-text slots —
+comes from the guard the gateway hands over (the case's deployment policy); the model still sees
+only the tool views.
 """
 
 from __future__ import annotations
@@ -20,12 +32,17 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import BaseTool, ToolException
 
 from ._prompt import SYSTEM_PROMPT, error_type
-from .base import AgentResult, ToolGateway, ToolView
+from .base import GATEWAY, AgentResult, ToolGateway, ToolView, adapter_guard
 
 if TYPE_CHECKING:
+    from tpguard import Guard
+
     from ..cases.schema import Case
 
-__all__ = ["GatewayTool", "LangChainAgent", "build_tools", "chat_model"]
+__all__ = ["GUARD_PATHS", "GatewayTool", "LangChainAgent", "build_tools", "chat_model"]
+
+#: The guard paths a LangChain agent can take; the first is the default.
+GUARD_PATHS = ("langchain-decorator", "langchain-middleware", GATEWAY)
 
 _CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("tpguard_lc_call_id", default=None)
 
@@ -63,6 +80,22 @@ def build_tools(gateway: ToolGateway) -> list[GatewayTool]:
                         args_schema=_schema(v), gateway=gateway) for v in gateway.tools]
 
 
+def _guarded(tools: list[GatewayTool], guard: Guard, path: str) -> tuple[list[Any], list[Any]]:
+    """Tools and middleware for ``create_agent`` with tpguard's own adapter on ``path``."""
+    if path == "langchain-middleware":
+        from tpguard.adapters.langchain import PurposeBoundMiddleware
+
+        return list(tools), [PurposeBoundMiddleware(guard)]  # specs: the guard's policy tools
+    from tpguard.adapters.langchain import guard_tool
+
+    wrapped = []
+    for t in tools:
+        spec = guard.tool_spec(t.name)
+        wrapped.append(guard_tool(t, purpose=spec.purpose, sink=spec.sink,
+                                  free_text=spec.free_text, guard=guard))
+    return wrapped, []
+
+
 def _schema(view: ToolView) -> dict[str, Any]:
     schema = dict(view.input_schema) or {"type": "object", "properties": {}}
     schema.setdefault("title", view.name)
@@ -92,7 +125,11 @@ class LangChainAgent:
     """``LangChainAgent("openai:gpt-4.1-mini")`` or ``LangChainAgent(model_instance)``."""
 
     def __init__(self, model: str | BaseChatModel, base_url: str | None = None,
-                 api_key: str | None = None, *, max_steps: int = 25) -> None:
+                 api_key: str | None = None, *, max_steps: int = 25,
+                 guard_path: str = GUARD_PATHS[0]) -> None:
+        if guard_path not in GUARD_PATHS:
+            raise ValueError(f"LangChain guard path {guard_path!r}: choose from {', '.join(GUARD_PATHS)}")
+        self.guard_path = guard_path
         self._spec, self._base_url, self._api_key = model, base_url, api_key
         self._model: BaseChatModel | None = model if isinstance(model, BaseChatModel) else None
         self.max_steps = max_steps
@@ -110,7 +147,13 @@ class LangChainAgent:
 
         result = AgentResult()
         try:
-            agent = create_agent(self.model, build_tools(gateway), system_prompt=SYSTEM_PROMPT)
+            tools: list[Any] = list(build_tools(gateway))
+            middleware: list[Any] = []
+            guard = adapter_guard(gateway, self.guard_path)
+            if guard is not None:
+                tools, middleware = _guarded(tools, guard, self.guard_path)
+            agent = create_agent(self.model, tools, system_prompt=SYSTEM_PROMPT,
+                                 middleware=middleware)
             out = agent.invoke({"messages": [HumanMessage(case.task)]},
                                config={"recursion_limit": 2 * self.max_steps + 1})
         except Exception as e:  # a model or framework failure ends this case, not the benchmark

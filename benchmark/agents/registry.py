@@ -1,14 +1,22 @@
 """``make_agent(spec)``: the agents ``--agent`` selects.
 
-=====================  ==========================================================
-``oracle``             :class:`~.oracle.OracleAgent`
-``leaky[:PROFILE]``    :class:`~.leaky.LeakyAgent` (``careful``, ``default``, ``leaky``)
-``replay:PATH``        :class:`~.replay.ReplayAgent`
-``langchain:MODEL``    :class:`~.langchain_agent.LangChainAgent` (``openai:gpt-4.1-mini``, or a
-                       model name served at ``base_url``)
-``smolagents:MODEL``   :class:`~.smolagents_agent.SmolagentsAgent` (``code_agent=True`` for
-                       ``CodeAgent``)
-=====================  ==========================================================
+==========================  =====================================================
+``oracle``                  :class:`~.oracle.OracleAgent`
+``leaky[:PROFILE]``         :class:`~.leaky.LeakyAgent` (``careful``, ``default``, ``leaky``)
+``replay:PATH``             :class:`~.replay.ReplayAgent`
+``langchain[+PATH]:MODEL``  :class:`~.langchain_agent.LangChainAgent` (``openai:gpt-4.1-mini``,
+                            or a model name served at ``base_url``)
+``smolagents[+PATH]:MODEL`` :class:`~.smolagents_agent.SmolagentsAgent` (``code_agent=True`` for
+                            ``CodeAgent``)
+==========================  =====================================================
+
+``PATH`` — where tpguard's modes decide for a framework agent (issue 12, item 8): ``decorator``
+(tpguard's ``guard_tool`` / ``@purpose_bound`` on each tool), ``middleware`` (LangChain's
+``PurposeBoundMiddleware``), ``instrumentor`` (smolagents' ``SmolagentsInstrumentor``, audit only)
+or ``gateway`` (the runner's gateway calls ``Guard.check``). Without ``+PATH`` the ``guard_path``
+argument decides (``--guard-path``: ``adapter`` = the framework's default adapter, ``decorator``;
+or any ``PATH``); its default is ``adapter``: the product as deployed. Baselines and ``off``
+always act at the gateway. Reference agents always go through the gateway.
 
 Framework modules are imported only when such an agent is made.
 """
@@ -17,21 +25,53 @@ from __future__ import annotations
 
 from .base import Agent
 
-__all__ = ["AGENT_SPECS", "make_agent"]
+__all__ = ["ADAPTER", "AGENT_SPECS", "GUARD_PATH_CHOICES", "check_guard_path", "make_agent"]
 
-AGENT_SPECS: tuple[str, ...] = ("oracle", "leaky[:PROFILE]", "replay:PATH", "langchain:MODEL",
-                                "smolagents:MODEL")
+AGENT_SPECS: tuple[str, ...] = ("oracle", "leaky[:PROFILE]", "replay:PATH",
+                                "langchain[+decorator|middleware|gateway]:MODEL",
+                                "smolagents[+decorator|instrumentor|gateway]:MODEL")
+#: ``guard_path=`` / ``--guard-path`` values: ``adapter`` is each framework's default adapter.
+ADAPTER = "adapter"
+GUARD_PATH_CHOICES: tuple[str, ...] = (ADAPTER, "decorator", "middleware", "instrumentor",
+                                       "gateway")
+_PATHS = {"langchain": ("decorator", "middleware", "gateway"),
+          "smolagents": ("decorator", "instrumentor", "gateway")}
 
 
 def _unknown(spec: str, why: str) -> ValueError:
     return ValueError(f"unknown agent {spec!r}: {why}; valid agents: {', '.join(AGENT_SPECS)}")
 
 
+def _guard_path(spec: str, kind: str, suffix: str | None, option: str | None) -> str:
+    """The agent's ``guard_path`` (``langchain-middleware``, …, ``gateway``)."""
+    choice = (suffix if suffix is not None else option or ADAPTER).strip().lower()
+    if choice == ADAPTER:
+        choice = "decorator"
+    if choice not in _PATHS[kind]:
+        raise _unknown(spec, f"{kind} has no guard path {choice!r} "
+                             f"(paths: {', '.join(_PATHS[kind])})")
+    return "gateway" if choice == "gateway" else f"{kind}-{choice}"
+
+
+def check_guard_path(agent: Agent, guard: str) -> None:
+    """Raise ``ValueError`` (one line) when ``guard`` cannot act on ``agent``'s guard path — the
+    runner calls it before any case runs. Only the audit-only instrumentor has such a limit."""
+    path = getattr(agent, "guard_path", "gateway")
+    if path == "smolagents-instrumentor" and guard in ("enforce", "redact"):
+        raise ValueError(f"guard {guard!r} cannot act through smolagents-instrumentor (tpguard's "
+                         "SmolagentsInstrumentor only audits); use smolagents+decorator")
+
+
 def make_agent(spec: str, *, base_url: str | None = None, api_key: str | None = None,
-               code_agent: bool = False, profile: str | None = None) -> Agent:
-    """Build the agent a ``--agent`` spec names (``profile`` overrides ``leaky``'s default)."""
-    kind, _, rest = spec.strip().partition(":")
-    kind = kind.lower()
+               code_agent: bool = False, profile: str | None = None,
+               guard_path: str | None = None) -> Agent:
+    """Build the agent a ``--agent`` spec names (``profile`` overrides ``leaky``'s default;
+    ``guard_path`` is the framework agents' path when the spec has no ``+PATH``; reference agents
+    ignore it)."""
+    head, _, rest = spec.strip().partition(":")
+    kind, plus, suffix = head.lower().partition("+")
+    if plus and kind not in _PATHS:
+        raise _unknown(spec, f"'+{suffix}': only langchain and smolagents take a guard path")
     if kind == "oracle" and not rest:
         from .oracle import OracleAgent
 
@@ -52,9 +92,12 @@ def make_agent(spec: str, *, base_url: str | None = None, api_key: str | None = 
     if kind == "langchain":
         from .langchain_agent import LangChainAgent
 
-        return LangChainAgent(rest, base_url=base_url, api_key=api_key)
+        path = _guard_path(spec, kind, suffix if plus else None, guard_path)
+        return LangChainAgent(rest, base_url=base_url, api_key=api_key, guard_path=path)
     if kind == "smolagents":
         from .smolagents_agent import SmolagentsAgent
 
-        return SmolagentsAgent(rest, base_url=base_url, api_key=api_key, code_agent=code_agent)
+        path = _guard_path(spec, kind, suffix if plus else None, guard_path)
+        return SmolagentsAgent(rest, base_url=base_url, api_key=api_key, code_agent=code_agent,
+                               guard_path=path)
     raise _unknown(spec, "not a known agent kind")

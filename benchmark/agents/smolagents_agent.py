@@ -1,15 +1,29 @@
 """``SmolagentsAgent``: a smolagents ``ToolCallingAgent`` (or ``CodeAgent``) over the case's tools.
 
 Each tool is a smolagents ``Tool`` built from a :class:`~.base.ToolView` (inputs from the JSON
-schema; optional inputs nullable) whose ``forward`` calls the gateway; a failed observation comes
-back as ``"Error: …"`` text the model reads. The model: an ``OpenAIServerModel`` for ``model``
+schema; optional inputs nullable) whose ``forward`` calls the gateway; a rejected call comes
+back as ``"Error: …"`` text the model reads, a withheld one as the guard's message itself — the
+observation tpguard's ``guard_tool`` returns, so both guard paths show the model the same text. The model: an ``OpenAIServerModel`` for ``model``
 (with ``base_url`` for an OpenAI-compatible endpoint), or a ready ``smolagents.Model`` (tests pass
 ``tpguard.testing.smolagents.ScriptedSmolModel``). ``max_steps`` bounds the run; the instruction
 is neutral (:mod:`._prompt`), no policy is shown.
+
+``guard_path`` — where tpguard decides (issue 12, item 8, "as deployed"):
+
+* ``smolagents-decorator`` (default): each tool is wrapped with tpguard's ``guard_tool`` (what
+  ``@purpose_bound`` does); a withheld call *returns* the guard's message as the observation;
+* ``smolagents-instrumentor``: ``SmolagentsInstrumentor`` patches smolagents for the run — audit
+  only, as the product is (``enforce`` / ``redact`` end the case with ``GuardPathError``). The
+  instrumentor patches classes process-wide, so instrumented runs take turns (a lock);
+* ``gateway``: the runner's gateway decides.
 """
 
 from __future__ import annotations
 
+import contextlib
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from smolagents import CodeAgent, Model, Tool, ToolCallingAgent
@@ -18,12 +32,22 @@ from smolagents.monitoring import LogLevel
 
 from ._prompt import SYSTEM_PROMPT, error_type
 from ._smol_schema import smol_inputs
-from .base import AgentResult, ToolGateway, ToolView
+from .base import GATEWAY, AgentResult, ToolGateway, ToolView, adapter_guard
 
 if TYPE_CHECKING:
+    from tpguard import Guard
+
     from ..cases.schema import Case
 
-__all__ = ["SmolagentsAgent", "build_tools", "smol_model"]
+__all__ = ["GUARD_PATHS", "GuardPathError", "SmolagentsAgent", "build_tools", "smol_model"]
+
+#: The guard paths a smolagents agent can take; the first is the default.
+GUARD_PATHS = ("smolagents-decorator", "smolagents-instrumentor", GATEWAY)
+_INSTRUMENTED = threading.Lock()  # one SmolagentsInstrumentor may be active per process
+
+
+class GuardPathError(RuntimeError):
+    """The guard under test cannot act on the selected adapter path."""
 
 
 def _tool(view: ToolView, gateway: ToolGateway) -> Tool:
@@ -35,6 +59,8 @@ def _tool(view: ToolView, gateway: ToolGateway) -> Tool:
         arguments.update(kwargs)
         arguments = {k: v for k, v in arguments.items() if v is not None}
         obs = gateway.call(view.name, arguments)
+        if obs.blocked:  # as tpguard's guard_tool does: the guard's message is the observation
+            return str(obs.content)
         return str(obs.content) if obs.ok else f"Error: {obs.content}"
 
     cls = type(f"GatewayTool_{view.name}", (Tool,), {
@@ -47,6 +73,40 @@ def _tool(view: ToolView, gateway: ToolGateway) -> Tool:
 
 def build_tools(gateway: ToolGateway) -> list[Tool]:
     return [_tool(v, gateway) for v in gateway.tools]
+
+
+def _decorated(tools: list[Tool], guard: Guard) -> list[Tool]:
+    from tpguard.adapters.smolagents import guard_tool
+
+    out = []
+    for t in tools:
+        spec = guard.tool_spec(t.name)
+        out.append(guard_tool(t, purpose=spec.purpose, sink=spec.sink, free_text=spec.free_text,
+                              guard=guard))
+    return out
+
+
+@contextmanager
+def _instrumented(guard: Guard, tools: list[Tool]) -> Iterator[None]:
+    from tpguard.adapters.smolagents import SmolagentsInstrumentor
+
+    from ..guards._observed import ObservedGuard
+
+    if guard.mode != "audit":
+        raise GuardPathError("smolagents-instrumentor is audit-only; use smolagents-decorator")
+    with _INSTRUMENTED:
+        instrumentor = SmolagentsInstrumentor(guard, tools={t.name: guard.tool_spec(t.name)
+                                                            for t in tools})
+        instrumentor.instrument()
+        try:
+            if isinstance(guard, ObservedGuard):  # report only this run's calls
+                guard.scoped = True
+                with guard.running():
+                    yield
+            else:
+                yield
+        finally:
+            instrumentor.uninstrument()
 
 
 def smol_model(model: str | Model, base_url: str | None = None, api_key: str | None = None) -> Model:
@@ -62,7 +122,11 @@ class SmolagentsAgent:
     """``SmolagentsAgent("gpt-4.1-mini", base_url=…)`` or ``SmolagentsAgent(model_instance)``."""
 
     def __init__(self, model: str | Model, base_url: str | None = None, api_key: str | None = None,
-                 code_agent: bool = False, *, max_steps: int = 12) -> None:
+                 code_agent: bool = False, *, max_steps: int = 12,
+                 guard_path: str = GUARD_PATHS[0]) -> None:
+        if guard_path not in GUARD_PATHS:
+            raise ValueError(f"smolagents guard path {guard_path!r}: choose from {', '.join(GUARD_PATHS)}")
+        self.guard_path = guard_path
         self._spec, self._base_url, self._api_key = model, base_url, api_key
         self._model: Model | None = model if isinstance(model, Model) else None
         self.code_agent, self.max_steps = code_agent, max_steps
@@ -78,10 +142,18 @@ class SmolagentsAgent:
     def run(self, case: Case, gateway: ToolGateway, *, seed: int = 0) -> AgentResult:
         result = AgentResult()
         try:
+            tools = build_tools(gateway)
+            guard = adapter_guard(gateway, self.guard_path)
+            scope: Any = contextlib.nullcontext()
+            if guard is not None and self.guard_path == "smolagents-decorator":
+                tools = _decorated(tools, guard)
+            elif guard is not None:
+                scope = _instrumented(guard, tools)
             kind = CodeAgent if self.code_agent else ToolCallingAgent
-            agent = kind(tools=build_tools(gateway), model=self.model, max_steps=self.max_steps,
+            agent = kind(tools=tools, model=self.model, max_steps=self.max_steps,
                          instructions=SYSTEM_PROMPT, verbosity_level=LogLevel.OFF)
-            answer = agent.run(case.task)
+            with scope:
+                answer = agent.run(case.task)
         except Exception as e:  # a model or framework failure ends this case, not the benchmark
             result.error = error_type(e)
             return result

@@ -4,21 +4,27 @@ The guard is given the case's atoms as a deployment would register them — valu
 masked forms — but *not* the semantic variants (lay paraphrases). Those are the evaluator's answer
 key (seed ``000_*`` Appendix D.1): a deployment does not enumerate every paraphrase a model might
 write, so leaks by paraphrase count against tpguard. ``knows_variants=True`` hands them over too.
+
+Where tpguard decides: at the runner's gateway (``process``), or — for framework agents measured as
+deployed — inside tpguard's own adapter, which gets an :class:`~._observed.ObservedGuard` from
+:meth:`_TpguardCase.adapter_guard` (same policy, same mode) that reports each decision back to
+the gateway.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from tpguard import Guard, PolicyKB, ToolSpec
+from tpguard import Decision, Guard, PolicyKB, ToolSpec
 
+from ._observed import DecisionListener, ObservedGuard
 from .base import GuardAction
 
 if TYPE_CHECKING:
     from ..cases.schema import Case
 
-__all__ = ["Off", "TpguardMode", "deployment_policy"]
+__all__ = ["Off", "TpguardMode", "action_of", "deployment_policy"]
 
 
 def deployment_policy(case: Case, *, knows_variants: bool = False) -> PolicyKB:
@@ -27,6 +33,17 @@ def deployment_policy(case: Case, *, knows_variants: bool = False) -> PolicyKB:
         return case.policy
     atoms = tuple(a.model_copy(update={"variants": ()}) for a in case.atoms)
     return case.policy.model_copy(update={"atoms": atoms})
+
+
+def action_of(d: Decision) -> GuardAction:
+    """A tpguard :class:`Decision` as the gateway records it (types and fields, never values)."""
+    types = tuple(sorted({f.atom_type for f in d.forbidden}))
+    fields = tuple(sorted({f.path for f in d.forbidden}))
+    if d.blocked:
+        return GuardAction("block", d.arguments, d.message, types, fields)
+    if d.redacted:
+        return GuardAction("redact", d.arguments, d.message, types, fields)
+    return GuardAction("allow", d.arguments, None, types, fields)
 
 
 class _Pass:
@@ -48,14 +65,13 @@ class _TpguardCase:
         self.guard = guard
 
     def process(self, spec: ToolSpec, arguments: dict[str, Any]) -> GuardAction:
-        d = self.guard.check(spec, arguments)
-        types = tuple(sorted({f.atom_type for f in d.forbidden}))
-        fields = tuple(sorted({f.path for f in d.forbidden}))
-        if d.blocked:
-            return GuardAction("block", arguments, d.message, types, fields)
-        if d.redacted:
-            return GuardAction("redact", d.arguments, d.message, types, fields)
-        return GuardAction("allow", arguments, None, types, fields)
+        act = action_of(self.guard.check(spec, arguments))
+        return act if act.action == "redact" else replace(act, arguments=arguments)
+
+    def adapter_guard(self, listener: DecisionListener) -> ObservedGuard:
+        """A fresh guard for tpguard's adapters: this case's policy and mode; every decision it
+        takes is passed to ``listener`` (the gateway records it as the attempt)."""
+        return ObservedGuard(self.guard.policy, mode=self.guard.mode, listener=listener)
 
 
 @dataclass(frozen=True)

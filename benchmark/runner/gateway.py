@@ -6,29 +6,42 @@ that carries the evaluator's atoms (so spans hold the findings scoring from trac
 the values); then — unless blocked — the backend receives the (possibly rewritten) arguments and
 the audit log records them. Scoring reads the audit log, never the agent's account
 (ToolPrivacyBench, seed ``000_*`` §6.4–6.5).
+
+Measured as deployed (issue 12, item 8): a framework agent may take tpguard's decision out of the
+gateway with :meth:`Gateway.delegate` and guard its tools with tpguard's own adapter. The gateway
+then hands it a guard of the same policy and mode that reports every decision back here (blocked
+calls included: they never reach the gateway), records each as the call's attempt and span, and
+passes the calls that do arrive straight to the backend — it does not decide a second time. Only
+tpguard's modes can be delegated: ``off`` and the baselines are not tpguard adapters and stay here.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
 from opentelemetry.trace import Status, StatusCode, TracerProvider
 
-from tpguard import Guard
+from tpguard import Decision, Guard, ToolSpec
 
 from ..agents.base import Observation, ToolView
 from ..backends import Environment, ToolError
 from ..cases.schema import Case
-from ..guards import CaseGuard
+from ..guards import CaseGuard, GuardAction
+from ..guards.tpguard_modes import action_of
 
 __all__ = ["Attempt", "Gateway", "GuardName", "tool_views"]
 
 GuardName = str
 _GUARD_ATTR = "tpguard.benchmark.guard"
 _DECISION_ATTR = "tpguard.decision"
+_PATH_ATTR = "tpguard.benchmark.guard_path"
+#: The adapter's decision on the call now running in this context, consumed once by
+#: ``Gateway.call``: a one-item list, shared by the copies of the context the framework makes.
+_DECIDED: ContextVar[list[tuple[Gateway, str, GuardAction]]] = ContextVar("tpguard_bench_decided")
 
 
 def tool_views(case: Case) -> tuple[ToolView, ...]:
@@ -65,6 +78,10 @@ class Gateway:
     guard_name: GuardName
     tracer_provider: TracerProvider | None = None
     attempts: list[Attempt] = field(default_factory=list)
+    #: Where tpguard decided: ``"gateway"``, or the adapter path an agent delegated to.
+    guard_path: str = "gateway"
+    #: Calls that reached the backend without the adapter's decision (an adapter coverage gap).
+    unguarded: int = 0
 
     def __post_init__(self) -> None:
         case = self.env.case
@@ -86,25 +103,82 @@ class Gateway:
         with self._lock:
             self.attempts.append(Attempt(len(self.attempts) + 1, tool, action, types, fields))
 
+    # -- measured as deployed: the adapter decides ----------------------------------------------
+    def delegate(self, path: str) -> Guard | None:
+        """Hand tpguard's decision to the agent's adapter on ``path`` (e.g. ``langchain-middleware``).
+
+        Returns the guard the adapter must use — this case's deployment policy and the mode under
+        test — or ``None`` when the guard under test is not tpguard (``off``, baselines): those
+        stay at the gateway and the agent builds plain tools. After a delegation this gateway no
+        longer decides; it records the adapter's decisions and passes calls through.
+        """
+        make = getattr(self.guard, "adapter_guard", None)
+        if make is None:
+            return None
+        guard: Guard = make(self._decided)
+        self.guard_path = path
+        return guard
+
+    @property
+    def delegated(self) -> bool:
+        return self.guard_path != "gateway"
+
+    def _decided(self, spec: ToolSpec, arguments: Any, decision: Decision, call_id: str | None) -> None:
+        """The adapter's decision on one call: the attempt now; a blocked call's span now (it will
+        not reach :meth:`call`); an allowed or redacted call's action for :meth:`call`."""
+        case_spec = self._specs.get(spec.name)
+        if case_spec is None:  # not a case tool: the gateway path never decides those either
+            return
+        act = action_of(decision)
+        self._attempt(spec.name, act.action, act.types, act.fields)
+        if not act.blocked:
+            _DECIDED.set([(self, spec.name, act)])
+            return
+        _DECIDED.set([])
+        received = arguments if isinstance(arguments, dict) else {}
+        with self._recorder.intercept(case_spec, received, call_id=call_id) as call:
+            self._mark(call.span, act)
+
+    def _adapter_action(self, name: str, arguments: dict[str, Any]) -> GuardAction:
+        slot = _DECIDED.get([])
+        decided = slot.pop() if slot else None
+        if decided is not None and decided[0] is self and decided[1] == name:
+            return decided[2]
+        with self._lock:
+            self.unguarded += 1
+        self._attempt(name, "unguarded", (), ())
+        return GuardAction("allow", arguments)
+
+    def _mark(self, span: Any, act: GuardAction) -> None:
+        span.set_attribute(_GUARD_ATTR, self.guard_name)
+        span.set_attribute(_DECISION_ATTR, act.action)
+        span.set_attribute(_PATH_ATTR, self.guard_path)
+        if act.blocked:
+            span.set_status(Status(StatusCode.ERROR, "blocked by the guard"))
+            span.set_attribute("error.type", "tpguard.blocked")
+
+    # -- one call ---------------------------------------------------------------------------------
     def call(self, name: str, arguments: dict[str, Any], *, call_id: str | None = None) -> Observation:
         spec = self._specs.get(name)
         if spec is None:
             return Observation(False, f"unknown tool {name!r}; available: {', '.join(self._specs)}")
         if not isinstance(arguments, dict):
             return Observation(False, f"{name}: arguments must be a JSON object")
-        try:
-            act = self.guard.process(spec, arguments)
-        except Exception as e:  # a guard must not crash the run; fail closed and say so
-            self._attempt(name, "block", (), ())
-            return Observation(False, f"the guard failed on this call ({type(e).__name__})", blocked=True)
-        self._attempt(name, act.action, act.types, act.fields)
-        received = act.arguments if not act.blocked else arguments
+        if self.delegated:  # the adapter decided; what arrives here is what the tool received
+            act = self._adapter_action(name, arguments)
+            received = arguments
+        else:
+            try:
+                act = self.guard.process(spec, arguments)
+            except Exception as e:  # a guard must not crash the run; fail closed and say so
+                self._attempt(name, "block", (), ())
+                return Observation(False, f"the guard failed on this call ({type(e).__name__})",
+                                   blocked=True)
+            self._attempt(name, act.action, act.types, act.fields)
+            received = act.arguments if not act.blocked else arguments
         with self._recorder.intercept(spec, received, call_id=call_id) as call:
-            call.span.set_attribute(_GUARD_ATTR, self.guard_name)
-            call.span.set_attribute(_DECISION_ATTR, act.action)
+            self._mark(call.span, act)
             if act.blocked:
-                call.span.set_status(Status(StatusCode.ERROR, "blocked by the guard"))
-                call.span.set_attribute("error.type", "tpguard.blocked")
                 return Observation(False, act.message or "the guard withheld this call", blocked=True)
             try:
                 result = self.env.call(name, received)

@@ -151,8 +151,9 @@ def test_smolagents_agent_completes_a_case(code_agent: bool) -> None:
         _assert_completed(case, gw, audit)
     assert sum(s.observation.blocked for s in gw.seen) == 1
     said = "\n".join(m["content"] for m in model.seen[-1])
-    assert "Error: tpguard withheld" in said
-    start = said.index("Error: tpguard withheld")
+    # a withheld call's observation is the guard's message, as tpguard's guard_tool returns it
+    assert "tpguard withheld" in said and "Error: tpguard withheld" not in said
+    start = said.index("tpguard withheld")
     message = said[start:said.index("refer to them generically", start)]
     assert "summary" in message and all(a.value not in message for a in case.atoms)
     if not code_agent:
