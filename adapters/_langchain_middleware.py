@@ -71,9 +71,14 @@ class PurposeBoundMiddleware(AgentMiddleware):
         return f"PurposeBoundMiddleware(name={self._name!r}, guard={self.guard!r})"
 
     # -- the two hooks --------------------------------------------------------------------------
+    # A call naming a tool the agent does not have (``request.tool is None``) runs nothing: LangGraph
+    # answers it with "not a valid tool, try one of [...]", which the model needs to recover; the
+    # guard lets that answer through instead of replacing it with a refusal.
     def wrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Result]
     ) -> Result:
+        if request.tool is None:
+            return handler(request)
         spec, arguments, call_id = self._prepare(request)
         with self.guard.intercept(spec, arguments, call_id=call_id) as call:
             if call.decision.blocked:
@@ -83,6 +88,8 @@ class PurposeBoundMiddleware(AgentMiddleware):
     async def awrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[Result]]
     ) -> Result:
+        if request.tool is None:
+            return await handler(request)
         spec, arguments, call_id = self._prepare(request)
         with self.guard.intercept(spec, arguments, call_id=call_id) as call:
             if call.decision.blocked:

@@ -131,6 +131,24 @@ def test_unlisted_tool_is_checked_as_external(tpguard_spans: SpanCapture) -> Non
     assert mw.spec_for("lookup").sink == "external"
 
 
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_call_to_a_missing_tool_gets_langgraphs_answer(
+    use_async: bool, tpguard_spans: SpanCapture
+) -> None:
+    """Nothing runs for a tool the agent lacks, so the model keeps LangGraph's list of valid tools
+    rather than a refusal (which would leave it guessing)."""
+    received: list[tuple[str, dict[str, Any]]] = []
+    model = ScriptedChatModel([[{"name": "page_doctor", "args": {"text": f"call {PHONE}"},
+                                 "id": "p1"}], "done"])
+    mw = PurposeBoundMiddleware(guard(tpguard_spans, "enforce"), tools=TOOLS)
+    agent = create_agent(model, tools=make_tools(received), middleware=[mw])
+    await agent.ainvoke(USER) if use_async else agent.invoke(USER)
+    answer = next(m for m in model.seen[1] if isinstance(m, ToolMessage))
+    assert answer.status == "error" and "not a valid tool" in str(answer.content)
+    assert "notify" in str(answer.content) and "tpguard" not in str(answer.content)
+    assert received == [] and tpguard_spans.tool_spans("page_doctor") == []
+
+
 def test_two_instances_coexist(tpguard_spans: SpanCapture) -> None:
     received: list[tuple[str, dict[str, Any]]] = []
     audit = PurposeBoundMiddleware(guard(tpguard_spans, "audit"), tools=TOOLS)
