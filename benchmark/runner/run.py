@@ -137,10 +137,10 @@ def plan_run(config: RunConfig) -> RunPlan:
     from ..agents.registry import make_agent
 
     _validate(config)
-    opts = {"base_url": config.base_url, "api_key": config.api_key, "code_agent": config.code_agent}
     for spec in config.agents:  # a bad --agent fails before the suite is even built
         try:
-            make_agent(spec, **opts)
+            make_agent(spec, base_url=config.base_url, api_key=config.api_key,
+                       code_agent=config.code_agent)
         except ImportError as e:
             raise AgentUnavailable(f"agent {spec} cannot start: {e}") from None
         except ValueError as e:
