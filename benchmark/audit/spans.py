@@ -42,7 +42,7 @@ def read_spans(path: str | Path) -> list[dict[str, Any]]:
             try:
                 spans.append(json.loads(line))
             except json.JSONDecodeError:
-                raise ValueError(f"{f}: line {n}: expected one JSON span per line") from None
+                raise ValueError(f"{f}:{n}: expected one JSON span per line") from None
     return spans
 
 

@@ -4,12 +4,16 @@
     tpguard audit --case CASE.json --spans spans.jsonl|DIR [--json]
 
 The trajectory holds what the tools received; spans hold findings (no values needed). Utility is
-scored when the case carries an answer key (a benchmark case), privacy always.
+scored when the case carries an answer key (a benchmark case), privacy always. A bad line is
+reported as ``file:line``; calls to tools the case does not have are flagged (``unknown_tools``:
+they are scored with every atom forbidden there, default deny); the case ids a file names are
+listed (and required to include the case when there are several).
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,6 +21,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+
+from ._common import out_console, progress
 
 __all__ = ["audit"]
 
@@ -37,40 +43,74 @@ def audit(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Score a recorded trajectory or exported spans against one case or policy file."""
-    from ..audit import case_from_file, read_spans, read_trajectory, trace_runs
+    from ..audit import case_from_file, case_ids_in, read_spans, read_trajectory, trace_runs
     from ..metrics import CaseScorer
 
     err = Console(stderr=True)
     if (trajectory is None) == (spans is None):
         err.print("[red]error:[/] give exactly one of --trajectory FILE or --spans FILE|DIR")
         raise typer.Exit(2)
+    present: list[str] = []
     try:
         the_case, has_key = case_from_file(case, case_id)
         scorer = CaseScorer(the_case)
+        known = {t.name for t in the_case.tools}
         rows: list[dict[str, Any]] = []
         if trajectory is not None:
-            traj = read_trajectory(trajectory, the_case.id if case_id else None)
+            present = case_ids_in(trajectory)
+            traj = read_trajectory(trajectory, _pick(the_case.id, case_id, present, trajectory))
             score = scorer.score(traj, 1.0 if s_task is None else s_task)
             rows.append(_row(score.values(), the_case.id, "", "", len(traj.calls), 0,
-                             has_key and s_task is not None))
+                             has_key and s_task is not None,
+                             Counter(c.tool for c in traj.calls if c.tool not in known)))
         else:
-            for run in trace_runs(read_spans(spans)):  # type: ignore[arg-type]
-                if run.case_id not in (None, the_case.id):
-                    continue
-                known = s_task if s_task is not None else run.s_task
-                score = scorer.score_findings(run.calls, 1.0 if known is None else known)
-                rows.append(_row(score.values(), the_case.id, run.agent, run.guard,
-                                 len(run.calls), run.blocked, has_key and known is not None))
+            runs = list(trace_runs(read_spans(spans)))  # type: ignore[arg-type]
+            present = sorted({r.case_id for r in runs if r.case_id})
+            with progress("audit spans") as bar:
+                for run in bar.track(runs, description="traces"):
+                    if run.case_id not in (None, the_case.id):
+                        continue
+                    s_known = s_task if s_task is not None else run.s_task
+                    score = scorer.score_findings(run.calls, 1.0 if s_known is None else s_known)
+                    rows.append(_row(score.values(), the_case.id, run.agent, run.guard,
+                                     len(run.calls), run.blocked, has_key and s_known is not None,
+                                     Counter(c.tool for c in run.calls if c.tool not in known)))
     except (OSError, ValueError) as e:
-        err.print(f"[red]error:[/] {escape(_safe(e))}", highlight=False)
+        err.print(f"[red]error:[/] {escape(_safe(e))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     if not rows:
-        err.print(f"[red]error:[/] no calls for case {escape(the_case.id)} in the given file")
+        ids = f"; case ids present: {', '.join(present)}" if present else ""
+        err.print(f"[red]error:[/] no calls for case {escape(the_case.id)} in the given file"
+                  f"{escape(ids)}", highlight=False, soft_wrap=True)
         raise typer.Exit(1)
+    _flag_unknown(rows, the_case.id, err)
     if as_json:
         typer.echo(json.dumps(rows if len(rows) > 1 else rows[0], indent=2))
         return
+    if present:
+        err.print(f"case ids in the file: {escape(', '.join(present))}", highlight=False,
+                  soft_wrap=True)
     _print(rows)
+
+
+def _pick(case: str, given: str | None, present: list[str], path: Path) -> str | None:
+    """Which case's calls to read from a trajectory file that names ``present`` case ids."""
+    if given or case in present:
+        return case
+    if len(present) > 1:
+        raise ValueError(f"{path} holds case ids {', '.join(present)}, not {case!r}; pick one "
+                         "with --case-id and a case file that has it")
+    return None
+
+
+def _flag_unknown(rows: list[dict[str, Any]], case_id: str, err: Console) -> None:
+    for r in rows:
+        if r["unknown_tools"]:
+            names = ", ".join(f"{t} ×{n}" for t, n in r["unknown_tools"].items())
+            who = f"{r['agent']} / {r['guard']}: " if r["agent"] else ""
+            err.print(f"[yellow]warning:[/] {escape(who)}{sum(r['unknown_tools'].values())} "
+                      f"call(s) to tools not in case {escape(case_id)} ({escape(names)}); scored "
+                      "with every atom forbidden there", highlight=False, soft_wrap=True)
 
 
 def _safe(e: Exception) -> str:
@@ -82,9 +122,9 @@ def _safe(e: Exception) -> str:
 
 
 def _row(values: dict[str, Any], case_id: str, agent: str, guard: str, calls: int, blocked: int,
-         utility: bool) -> dict[str, Any]:
+         utility: bool, unknown: Counter[str]) -> dict[str, Any]:
     row: dict[str, Any] = {"case_id": case_id, "agent": agent, "guard": guard, "calls": calls,
-                           "blocked": blocked}
+                           "blocked": blocked, "unknown_tools": dict(unknown.most_common())}
     for k in _KEYS:
         row[k] = values.get(k) if (utility or k not in _UTILITY) else None
     return row
@@ -97,4 +137,4 @@ def _print(rows: list[dict[str, Any]]) -> None:
     for r in rows:
         table.add_row(r["agent"] or "-", r["guard"] or "-", str(r["calls"]), str(r["blocked"]),
                       *("–" if r[k] is None else f"{r[k]:.1f}" for k in _KEYS))
-    Console().print(table)
+    out_console().print(table)

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ._common import SeedOpt, SourceOpt, SuiteArg, load_or_exit
+from ._common import SeedOpt, SourceOpt, SuiteArg, load_or_exit, out_console, progress
 
 __all__ = ["check"]
 
@@ -26,12 +26,20 @@ def check(
 ) -> None:
     """Validate every case (schema, disjoint labels, required facts authorized, detectable atoms,
     a feasible safe oracle path, forbidden opportunities). Exit 1 when any case fails."""
-    from ..cases.validate import check_suite
+    from ..cases.schema import Suite
+    from ..cases.validate import Problem, check_suite
 
-    out, err = Console(), Console(stderr=True)
+    out, err = out_console(), Console(stderr=True)
     loaded = load_or_exit(suite, source, seed, err)
     threshold = min_forbidden if min_forbidden >= 0 else (20 if loaded.name == "public-derived" else 1)
-    problems = check_suite(loaded, min_forbidden=threshold)
+    problems = []
+    with progress("bench check") as bar:  # one case at a time, so the bar can move
+        for case in bar.track(loaded.cases, description="cases"):
+            problems.extend(check_suite(Suite(name=loaded.name, cases=(case,)),
+                                        min_forbidden=threshold))
+    ids = Counter(c.id for c in loaded.cases)
+    problems.extend(Problem(i, "schema", "duplicate case id in the suite")
+                    for i, n in sorted(ids.items()) if n > 1)
     failed = sorted({p.case_id for p in problems})
     if as_json:
         typer.echo(json.dumps({"suite": loaded.name, "cases": len(loaded), "failed_cases": len(failed),

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..cases.schema import Suite
 
-__all__ = ["SeedOpt", "SourceOpt", "SuiteArg", "load_or_exit"]
+__all__ = ["SeedOpt", "SourceOpt", "SuiteArg", "fail", "load_or_exit", "out_console", "progress"]
 
 SuiteArg = Annotated[str, typer.Argument(help="need-to-know | public-derived")]
 SourceOpt = Annotated[
@@ -45,3 +47,27 @@ def _describe(e: ValueError) -> str:
         except TypeError:
             pass
     return f"{type(e).__name__}: {e}"
+
+
+def out_console() -> Console:
+    """The stdout console: the terminal's width on a terminal; when stdout is a file or a pipe,
+    wide enough that no table wraps (``COLUMNS`` still wins when set)."""
+    console = Console()
+    if console.is_terminal or "COLUMNS" in os.environ:
+        return console
+    return Console(width=1000)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print ``error: message`` as one line on stderr; ``raise fail(...)`` exits with ``code``."""
+    Console(stderr=True).print(f"[red]error:[/] {escape(message)}", highlight=False,
+                               soft_wrap=True)
+    return typer.Exit(code)
+
+
+def progress(label: str) -> Progress:
+    """A rich progress bar on stderr, shown only when stderr is a terminal."""
+    console = Console(stderr=True)
+    return Progress(TextColumn(f"[bold]{escape(label)}"), BarColumn(), MofNCompleteColumn(),
+                    TimeElapsedColumn(), console=console, disable=not console.is_terminal,
+                    transient=True)

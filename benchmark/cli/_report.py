@@ -10,6 +10,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from ._common import out_console
+
 __all__ = ["compare", "register", "report"]
 
 RunDir = Annotated[Path, typer.Argument(help="A benchmark run directory (holds records.jsonl).")]
@@ -23,9 +25,13 @@ def report(
     when it is missing or older than records.jsonl); prints the paths written."""
     from ..report import RunDirError, build_reports
 
-    out, err = Console(), Console(stderr=True)
+    out, err = out_console(), Console(stderr=True)
     try:
-        paths = build_reports(run_dir, figures=not no_figures)
+        if err.is_terminal:  # build_reports has no steps to count: a spinner says it works
+            with err.status(f"building the reports of {run_dir}"):
+                paths = build_reports(run_dir, figures=not no_figures)
+        else:
+            paths = build_reports(run_dir, figures=not no_figures)
     except RunDirError as e:
         err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
@@ -36,18 +42,29 @@ def report(
 def compare(
     run1: RunDir,
     run2: RunDir,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the comparison as JSON.")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the comparison as JSON.", metavar="")] = False,
+    unpaired: Annotated[bool, typer.Option(
+        "--unpaired", help="When the runs cover different cases, compare the whole runs anyway "
+                           "(default: only the cases both runs scored).", metavar="")] = False,
 ) -> None:
     """Per agent × guard × suite row present in both runs, Δ = run2 − run1 of every summary key;
-    rows present in only one run are listed."""
+    rows present in only one run are listed. Runs over different case sets are unpaired: by
+    default only their common cases are compared, and a line says so."""
     from ..report import KEY_GROUPS, RunDirError, compare_runs, comparison_table
 
-    out, err = Console(), Console(stderr=True)
+    out, err = out_console(), Console(stderr=True)
     try:
-        result = compare_runs(run1, run2)
+        result = compare_runs(run1, run2, common_only=not unpaired)
     except RunDirError as e:
         err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
+    if not result["paired"]:
+        c = result["cases"]
+        how = ("comparing the whole runs (--unpaired)" if unpaired else
+               f"comparing the {c['common']} common cases only (--unpaired compares the whole runs)")
+        err.print(f"[yellow]unpaired:[/] the runs cover different case sets (A: {c['run1']}, "
+                  f"B: {c['run2']}, common: {c['common']}); {how}", highlight=False, soft_wrap=True)
     if as_json:
         typer.echo(json.dumps(result, indent=1))
         return

@@ -1,23 +1,44 @@
-"""``tpguard bench run`` — run agents on a suite with guards off and on, and write the report."""
+"""``tpguard bench run`` — run agents on a suite with guards off and on, and write the report.
+
+Exit codes (``docs/running.md``): 0 every case-run scored; 1 some case-runs errored (results
+written, errors counted per row); 2 bad options or inputs, a directory of another configuration,
+a directory in use; 3 an agent cannot start (missing key, missing file, unreachable endpoint).
+"""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ._common import fail, out_console
+
+# Pure flags carry metavar="": typer would otherwise print "--quick <bool>" in the help.
+
 __all__ = ["run"]
 
 _SHOW = ("TaskSuccess", "FOR", "SWLR", "FreeTextFOR", "MT-POI", "SMTC")
+_ROW_KEYS = ("agent", "guard", "suite", "n", "n_total", "errors", "error_rate", "error_types",
+             "Task", "Workflow", "GoldArg", "TaskSuccess", "FOR", "SWLR", "ToolFOR", "LTCR",
+             "FreeTextFOR", "FTSlotRate", "MidFOR", "MT-POI", "SMTC")
 
 
-def _split(value: str | None) -> list[str]:
-    return [v.strip() for v in (value or "").split(",") if v.strip()]
+def _split(option: str, value: str | None, default: tuple[str, ...]) -> list[str]:
+    """A comma-separated option; ``None`` (not given) is the default, an empty list an error."""
+    if value is None:
+        return list(default)
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items:
+        raise fail(f"{option}: empty list; give at least one name")
+    return items
+
+
 
 
 def run(
@@ -28,54 +49,86 @@ def run(
     guard: Annotated[str | None, typer.Option(
         "--guard", help="Comma-separated: off, audit, enforce, redact, langchain-pii, "
                         "presidio-redact, drop-free-text. Default: all but audit")] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Run directory (resumable).")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="Run directory (resumable). Default: runs/ plus a name derived from "
+                            "the configuration, e.g. runs/need-to-know-quick.")] = None,
     source: Annotated[Path | None, typer.Option("--source", help="Public data folder (public-derived).")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
-    quick: Annotated[bool, typer.Option("--quick", help="Two cases per domain.")] = False,
-    limit: Annotated[int | None, typer.Option("--limit", help="At most N cases.")] = None,
-    domains: Annotated[str | None, typer.Option("--domains", help="Comma-separated domains.")] = None,
-    workers: Annotated[int, typer.Option("--workers", help="Parallel cases (API-bound agents).")] = 1,
+    quick: Annotated[bool, typer.Option("--quick", help="Two cases per domain.", metavar="")] = False,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N cases.")] = None,
+    domains: Annotated[str | None, typer.Option(
+        "--domains", help="Comma-separated domain slugs or names, e.g. medical,it-helpdesk.")] = None,
+    workers: Annotated[int, typer.Option(
+        "--workers", min=1, help="Parallel cases (API-bound agents).")] = 1,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint.")] = None,
-    code_agent: Annotated[bool, typer.Option("--code-agent", help="smolagents: CodeAgent.")] = False,
+    code_agent: Annotated[bool, typer.Option("--code-agent", help="smolagents: CodeAgent.", metavar="")] = False,
     otlp_endpoint: Annotated[str | None, typer.Option(
         "--otlp-endpoint", help="Also export spans over OTLP (e.g. http://localhost:4318).")] = None,
     guard_knows_variants: Annotated[bool, typer.Option(
-        "--guard-knows-variants", help="Give tpguard the atoms' semantic variants too.")] = False,
-    no_report: Annotated[bool, typer.Option("--no-report", help="Skip report.md/html.")] = False,
+        "--guard-knows-variants", help="Give tpguard the atoms' semantic variants too.", metavar="")] = False,
+    retry_errors: Annotated[bool, typer.Option(
+        "--retry-errors/--no-retry-errors", help="On resume, run errored case-runs again.")] = True,
+    force: Annotated[bool, typer.Option("--force", help="Run every case-run again.", metavar="")] = False,
+    append: Annotated[bool, typer.Option(
+        "--append", help="Add this configuration to a directory holding another one.", metavar="")] = False,
+    no_report: Annotated[bool, typer.Option("--no-report", help="Skip report.md/html.", metavar="")] = False,
+    as_json: Annotated[bool, typer.Option(
+        "--json", help="Print the summary rows as JSON instead of the table.", metavar="")] = False,
 ) -> None:
     """Run suite × agent × guard × case, score every case from the backends' audit log, and write
-    run.json, records.jsonl, audit.sqlite, spans.jsonl, summary.json and the reports."""
+    run.json, records.jsonl, audit.sqlite, spans.jsonl, summary.json and the reports.
+    Exit 0: all scored; 1: some case-runs errored; 2: bad options or inputs; 3: an agent cannot
+    start."""
     from ..cases.registry import SuiteError
-    from ..guards import GUARD_NAMES
-    from ..runner import QUICK_AGENTS, QUICK_GUARDS, RunConfig, run_benchmark
+    from ..runner import QUICK_AGENTS, QUICK_GUARDS, RunConfig, RunError, run_benchmark
 
-    con, err = Console(), Console(stderr=True)
-    guards = _split(guard) or list(QUICK_GUARDS)
-    bad = [g for g in guards if g not in GUARD_NAMES]
-    if bad:
-        err.print(f"[red]--guard[/]: unknown {', '.join(map(escape, bad))}; choose from "
-                  f"{', '.join(GUARD_NAMES)}")
-        raise typer.Exit(2)
     config = RunConfig(
-        suite=suite, agents=_split(agent) or list(QUICK_AGENTS), guards=guards,
-        out=out or Path("runs") / (f"{suite}-quick" if quick else suite), source=source, seed=seed,
-        quick=quick, limit=limit, domains=_split(domains), workers=max(1, workers),
+        suite=suite, agents=_split("--agent", agent, QUICK_AGENTS),
+        guards=_split("--guard", guard, QUICK_GUARDS), out=out, source=source, seed=seed,
+        quick=quick, limit=limit, domains=_split("--domains", domains, ()), workers=workers,
         base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") if base_url else None,
         code_agent=code_agent, otlp_endpoint=otlp_endpoint,
         guard_knows_variants=guard_knows_variants, reports=not no_report,
+        retry_errors=retry_errors, force=force, append=append,
     )
     try:
-        result = run_benchmark(config, progress=True)
+        result = run_benchmark(config, progress=not as_json)
+    except RunError as e:
+        raise fail(str(e), e.code) from None
     except (SuiteError, ValueError, FileNotFoundError) as e:
-        err.print(f"[red]error:[/] {escape(str(e))}", highlight=False)
-        raise typer.Exit(2) from None
-    table = Table(title=f"{suite}: {result.executed} runs executed, {result.skipped} resumed")
-    for col in ("agent", "guard", "n", *_SHOW):
+        raise fail(str(e)) from None
+    rows = result.summary["rows"]
+    _print_errors(rows)
+    if as_json:
+        typer.echo(json.dumps([{k: r.get(k) for k in _ROW_KEYS} for r in rows], indent=1))
+    else:
+        _print_table(rows, suite, result.executed, result.skipped, result.retried)
+        con = out_console()
+        con.print(f"run directory: {result.out}", highlight=False, soft_wrap=True)
+        for name, path in result.reports.items():
+            con.print(f"  {name}: {path}", highlight=False, soft_wrap=True)
+    raise typer.Exit(1 if result.errors else 0)
+
+
+def _print_errors(rows: list[dict[str, Any]]) -> None:
+    """One red line per (agent, guard) with errored case-runs, on stderr, before anything else."""
+    err = Console(stderr=True)
+    for r in rows:
+        if r.get("errors"):
+            types = ", ".join(f"{t} ×{n}" for t, n in (r.get("error_types") or {}).items())
+            err.print(f"[red]errors:[/] {escape(r['agent'])} / {escape(r['guard'])}: "
+                      f"{r['errors']} of {r['n_total']} case-runs errored — {escape(types)} "
+                      "(not scored; see records.jsonl)", highlight=False, soft_wrap=True)
+
+
+def _print_table(rows: list[dict[str, Any]], suite: str, executed: int, skipped: int,
+                 retried: int) -> None:
+    again = f" ({retried} errored before, run again)" if retried else ""
+    table = Table(title=f"{suite}: {executed} runs executed{again}, {skipped} resumed")
+    for col in ("agent", "guard", "n", "errors", *_SHOW):
         table.add_column(col, justify="right" if col not in ("agent", "guard") else "left")
-    for row in result.summary["rows"]:
+    for row in rows:
         cells = [f"{row[k]:.1f}" if isinstance(row.get(k), float) else "–" for k in _SHOW]
-        table.add_row(row["agent"], row["guard"], str(row["n"]), *cells)
-    con.print(table)
-    con.print(f"run directory: {result.out}", highlight=False)
-    for name, path in result.reports.items():
-        con.print(f"  {name}: {path}", highlight=False)
+        errors = f"[red]{row['errors']}[/]" if row.get("errors") else "0"
+        table.add_row(escape(row["agent"]), escape(row["guard"]), str(row["n"]), errors, *cells)
+    out_console().print(table)

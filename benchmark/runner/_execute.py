@@ -1,4 +1,8 @@
-"""Executing one (agent, guard, case): fresh backends, the gateway, the agent, then scoring."""
+"""Executing one (agent, guard, case): fresh backends, the gateway, the agent, then scoring.
+
+A failure at any stage is caught and becomes the record's ``error`` (see :mod:`._errors`): one
+case-run that cannot be measured never stops the others.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from ..backends import AuditLog, Environment
 from ..cases.schema import Case
 from ..guards import GuardUnderTest
 from ..metrics import CaseScorer, score_case
+from ._errors import SCORED_OUTCOMES, case_error
 from .gateway import Gateway
 
 __all__ = ["S_TASK_ATTR", "execute_case"]
@@ -41,35 +46,58 @@ def execute_case(
     case: Case, agent: Agent, agent_name: str, guard: GuardUnderTest, *, audit: AuditLog,
     scorer: CaseScorer, seed: int, run_id: str, tracer_provider: TracerProvider | None,
 ) -> dict[str, Any]:
-    """Run one case and return its record (see :mod:`.records`)."""
+    """Run one case and return its record (see :mod:`.records`); ``record["error"]`` is ``None``
+    when the case-run was measured, else its error class (type, stage, value-free message)."""
     started = time.perf_counter()
     audit_run = f"{agent_name}/{guard.name}"
-    env = Environment(case, audit, audit_run, agent=agent_name, guard=guard.name)
-    gateway = Gateway(env, guard.prepare(case), guard.name, tracer_provider)
+    base = {"agent": agent_name, "guard": guard.name, "suite": case.suite, "case_id": case.id,
+            "domain": case.domain, "seed": seed}
+    try:
+        env = Environment(case, audit, audit_run, agent=agent_name, guard=guard.name)
+        gateway = Gateway(env, guard.prepare(case), guard.name, tracer_provider)
+    except Exception as e:  # the case's backends (or the guard's preparation) failed
+        return _failed(base, case_error(type(e).__qualname__, "backend"), started)
+    error: dict[str, Any] | None = None
     with agent_run_span(tracer_provider, agent_name, run_id=run_id, case_id=case.id,
                         attributes={GUARD_ATTR: guard.name}) as root:
         try:
             result = agent.run(case, gateway, seed=seed)
-        except Exception as e:  # an agent crash is a failed case, not a failed run
+        except Exception as e:  # an agent crash is a failed case-run, not a failed run
             result = AgentResult(error=type(e).__qualname__)
-        trajectory = audit.trajectory(audit_run, case.id)
-        trajectory.final_answer = result.final_answer
-        trajectory.blocked = gateway.blocked
-        s_task = env.s_task
+        if result.error and result.error not in SCORED_OUTCOMES:
+            error = case_error(result.error, "agent")
+        try:
+            trajectory = audit.trajectory(audit_run, case.id)
+            trajectory.final_answer = result.final_answer
+            trajectory.blocked = gateway.blocked
+            s_task = env.s_task
+        except Exception as e:
+            return _failed(base, case_error(type(e).__qualname__, "backend"), started)
         root.set_attribute(S_TASK_ATTR, s_task)
-    evidence = scorer.evidence(trajectory)
-    score = score_case(case, evidence, s_task, weights=scorer.weights, tables=scorer.tables,
-                       agent=agent_name, guard=guard.name)
-    return {
-        "agent": agent_name, "guard": guard.name, "suite": case.suite, "case_id": case.id,
-        "domain": case.domain, "seed": seed,
+    record: dict[str, Any] = {
+        **base,
         "trajectory": trajectory.model_dump(mode="json"),
         "attempts": [a.to_dict() for a in gateway.attempts],
-        "disclosures": _disclosures(case, evidence),
         "s_task": s_task,
-        "score": score.to_dict(),
-        "values": score.values(),
         "result": {"final_answer": result.final_answer, "error": result.error,
                    "model_calls": result.model_calls},
-        "elapsed_s": round(time.perf_counter() - started, 4),
     }
+    try:
+        evidence = scorer.evidence(trajectory)
+        score = score_case(case, evidence, s_task, weights=scorer.weights, tables=scorer.tables,
+                           agent=agent_name, guard=guard.name)
+        record.update(disclosures=_disclosures(case, evidence), score=score.to_dict(),
+                      values=score.values())
+    except Exception as e:
+        error = error or case_error(type(e).__qualname__, "scoring")
+        record.update(disclosures=[], score=None, values=None)
+    record["error"] = error
+    record["elapsed_s"] = round(time.perf_counter() - started, 4)
+    return record
+
+
+def _failed(base: dict[str, Any], error: dict[str, Any], started: float) -> dict[str, Any]:
+    return {**base, "trajectory": None, "attempts": [], "disclosures": [], "s_task": None,
+            "score": None, "values": None, "result": {"final_answer": None, "error": None,
+                                                      "model_calls": 0},
+            "error": error, "elapsed_s": round(time.perf_counter() - started, 4)}

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..cases.schema import Case, Suite
+from ._errors import UsageError
 
-__all__ = ["QUICK_AGENTS", "QUICK_GUARDS", "RunConfig", "select_cases"]
+__all__ = ["QUICK_AGENTS", "QUICK_GUARDS", "RunConfig", "domain_slug", "resolve_domains",
+           "select_cases"]
 
 QUICK_AGENTS = ("oracle", "leaky")
 QUICK_GUARDS = ("off", "enforce", "redact", "langchain-pii", "presidio-redact", "drop-free-text")
@@ -23,7 +26,7 @@ class RunConfig:
     suite: str = "need-to-know"
     agents: Sequence[str] = QUICK_AGENTS
     guards: Sequence[str] = QUICK_GUARDS
-    out: Path = Path("runs/need-to-know")
+    out: Path | None = None  # None: derived from the configuration (see ._rundir.default_out)
     source: Path | None = None
     seed: int = 0
     quick: bool = False
@@ -37,23 +40,43 @@ class RunConfig:
     record_arguments: str = "redacted"
     guard_knows_variants: bool = False
     reports: bool = True
+    retry_errors: bool = True
+    force: bool = False
+    append: bool = False
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        d["out"] = str(self.out)
+        d["out"] = str(self.out) if self.out is not None else None
         d["source"] = str(self.source) if self.source else None
         d["agents"], d["guards"], d["domains"] = list(self.agents), list(self.guards), list(self.domains)
         d.pop("api_key", None)  # never written to disk
         return d
 
 
+def domain_slug(name: str) -> str:
+    """``"Credit-card risk"`` → ``"credit-card-risk"``."""
+    return re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
+
+
+def resolve_domains(suite: Suite, given: Sequence[str]) -> list[str]:
+    """The suite's display names of ``given`` domains (slug or display name, any case);
+    :class:`UsageError` listing the valid slugs when one is unknown."""
+    by_slug = {domain_slug(c.domain): c.domain for c in suite.cases}
+    unknown = [d for d in given if domain_slug(d) not in by_slug]
+    if unknown:
+        raise UsageError(f"--domains: unknown {', '.join(map(repr, unknown))}; valid domains of "
+                         f"{suite.name}: {', '.join(sorted(by_slug))}")
+    return list(dict.fromkeys(by_slug[domain_slug(d)] for d in given))
+
+
 def select_cases(suite: Suite, config: RunConfig) -> list[Case]:
-    """Domain filter, then ``--quick`` (the first cases of every domain), then ``--limit``."""
+    """Domain filter (slugs or names), then ``--quick`` (the first cases of every domain), then
+    ``--limit``."""
     cases = list(suite.cases)
     if config.domains:
-        wanted = {d.casefold() for d in config.domains}
-        cases = [c for c in cases if c.domain.casefold() in wanted]
+        wanted = set(resolve_domains(suite, config.domains))
+        cases = [c for c in cases if c.domain in wanted]
     if config.quick:
         per: dict[str, int] = {}
         picked = []

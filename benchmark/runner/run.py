@@ -1,8 +1,14 @@
 """``tpguard bench run``: suite × agent × guard × case, resumable, with spans and reports.
 
-Output directory: ``run.json`` (config, versions, detector settings), ``records.jsonl`` (one
-record per agent×guard×case), ``audit.sqlite`` (what every backend received), ``spans.jsonl``,
-``summary.json``, and the reports (``report.md``, ``report.html``, ``tables/``, ``figures/``).
+Output directory (one per configuration, see :mod:`._rundir`): ``run.json`` (config, every
+configuration appended, versions, detector settings), ``records.jsonl`` (one record per
+agent×guard×case; the last of a key wins), ``audit.sqlite`` (what every backend received),
+``spans.jsonl``, ``summary.json`` (errors counted per row, not scored), the reports (``report.md``,
+``report.html``, ``tables/``, ``figures/``) and ``.lock`` while a run writes.
+
+:func:`plan_run` checks everything a run needs — options, suite, case selection, guards, agents
+(:func:`._preflight.preflight`), the directory's configuration — and writes nothing, so a run that
+cannot start leaves no directory behind. See ``docs/running.md``.
 """
 
 from __future__ import annotations
@@ -24,15 +30,19 @@ from opentelemetry.sdk.trace import SpanProcessor
 from tpguard.telemetry import configure
 
 from ..backends import AuditLog
-from ..cases.registry import load_suite
+from ..cases.registry import SuiteError, load_suite
 from ..cases.schema import Case
-from ..guards import make_guard
-from ..metrics import CaseScorer, summarize
+from ..guards import GUARD_NAMES, GuardUnderTest, make_guard
+from ..metrics import CaseScorer
+from ._errors import AgentUnavailable, UsageError
 from ._execute import execute_case
+from ._preflight import preflight
+from ._rundir import RunLock, check_directory, default_out
+from ._summary import summarize_records
 from .config import RunConfig, select_cases
-from .records import RecordWriter, iter_records
+from .records import RecordWriter, latest_records
 
-__all__ = ["RunResult", "run_benchmark", "write_summary"]
+__all__ = ["RunPlan", "RunResult", "plan_run", "run_benchmark", "write_summary"]
 
 _PACKAGES = ("tpguard", "pydantic", "rapidfuzz", "pyahocorasick", "opentelemetry-sdk", "langchain",
              "langchain-core", "langgraph", "smolagents", "presidio-analyzer", "scipy")
@@ -71,19 +81,105 @@ class RunResult:
     skipped: int
     summary: dict[str, Any]
     reports: dict[str, Path]
+    retried: int = 0  # errored records of an earlier run that ran again
+
+    @property
+    def errors(self) -> int:
+        """Errored case-runs among the directory's current records."""
+        return int(self.summary.get("errors", {}).get("total", 0))
+
+
+@dataclass
+class RunPlan:
+    """What :func:`plan_run` checked: the directory, the cases, the guards, the configurations."""
+
+    config: RunConfig
+    out: Path
+    cases: list[Case]
+    guards: dict[str, GuardUnderTest]
+    configurations: list[dict[str, Any]]
+
+    @property
+    def agent_options(self) -> dict[str, Any]:
+        c = self.config
+        return {"base_url": c.base_url, "api_key": c.api_key, "code_agent": c.code_agent}
 
 
 def write_summary(out: Path, run_info: dict[str, Any], keep: Callable[[dict[str, Any]], bool] | None
                   = None) -> dict[str, Any]:
-    """Aggregate ``records.jsonl`` (optionally filtered) into ``summary.json``."""
-    from ..metrics import CaseScore
-
-    scores = [CaseScore.from_dict(r["score"]) for r in iter_records(out / "records.jsonl")
-              if r.get("score") and (keep is None or keep(r))]
-    summary = summarize(scores)
+    """Aggregate the current records of ``records.jsonl`` (the last of every key, optionally
+    filtered) into ``summary.json``; errored case-runs are counted per row, never scored."""
+    records = [r for r in latest_records(out / "records.jsonl") if keep is None or keep(r)]
+    summary = summarize_records(records)
     summary["run"] = run_info
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
     return summary
+
+
+def _validate(config: RunConfig) -> None:
+    if config.limit is not None and config.limit < 1:
+        raise UsageError(f"--limit must be at least 1 (got {config.limit})")
+    if config.workers < 1:
+        raise UsageError(f"--workers must be at least 1 (got {config.workers})")
+    if not [a for a in config.agents if a.strip()]:
+        raise UsageError("--agent: give at least one agent")
+    if not [g for g in config.guards if g.strip()]:
+        raise UsageError("--guard: give at least one guard")
+    bad = [g for g in config.guards if g not in GUARD_NAMES]
+    if bad:
+        raise UsageError(f"--guard: unknown {', '.join(bad)}; choose from {', '.join(GUARD_NAMES)}")
+
+
+def plan_run(config: RunConfig) -> RunPlan:
+    """Check everything a run needs and write nothing: :class:`UsageError` (exit 2) for bad
+    options, inputs or a directory of another configuration, :class:`AgentUnavailable` (exit 3)
+    when an agent cannot start."""
+    from ..agents.registry import make_agent
+
+    _validate(config)
+    for spec in config.agents:  # a bad --agent fails before the suite is even built
+        try:
+            make_agent(spec, base_url=config.base_url, api_key=config.api_key,
+                       code_agent=config.code_agent)
+        except ImportError as e:
+            raise AgentUnavailable(f"agent {spec} cannot start: {e}") from None
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+    preflight(config.agents, base_url=config.base_url, api_key=config.api_key)
+    try:
+        suite = load_suite(config.suite, source=config.source, seed=config.seed)
+    except (SuiteError, OSError) as e:
+        raise UsageError(str(e)) from None
+    cases = select_cases(suite, config)
+    if not cases:
+        raise UsageError("no cases selected (check --domains / --limit)")
+    preflight(config.agents, case_ids=[c.id for c in cases])  # replay files cover the cases
+    try:
+        guards = {name: make_guard(name, knows_variants=config.guard_knows_variants)
+                  for name in config.guards}
+    except ImportError as e:
+        raise UsageError(f"a guard cannot start: {e}") from None
+    out = Path(config.out) if config.out is not None else default_out(config)
+    configurations = check_directory(out, config, append=config.append)
+    return RunPlan(config, out, cases, guards, configurations)
+
+
+def _run_info(plan: RunPlan) -> dict[str, Any]:
+    config = plan.config
+    return {
+        "config": {**config.to_json(), "out": str(plan.out)},
+        "configurations": plan.configurations, "versions": _versions(),
+        "detector": _detector_settings(config), "run_id": f"{config.suite}-s{config.seed}",
+        "cases": len(plan.cases), "started": dt.datetime.now(dt.timezone.utc).isoformat(),
+        "notes": [
+            "leaky is a seeded behaviour model of failure modes the ToolPrivacyBench paper reports, "
+            "not a measurement of any LLM",
+            "baselines act on tool-call arguments at the runner's gateway, which is more generous "
+            "than where LangChain's PIIMiddleware really acts (it does not scan tool-call "
+            "arguments, langchain-ai/langchain#37659)",
+            *config.notes,
+        ],
+    }
 
 
 def _tasks(cases: Iterable[Case], config: RunConfig, done: set[Any]) -> list[tuple[Case, str, str]]:
@@ -100,38 +196,27 @@ def run_benchmark(
     config: RunConfig, *, progress: bool = True, processors: Iterable[SpanProcessor] = (),
     on_record: Callable[[dict[str, Any]], None] | None = None,
 ) -> RunResult:
+    """Plan (:func:`plan_run`), then run every task not yet done under the directory's lock."""
+    plan = plan_run(config)
+    plan.out.mkdir(parents=True, exist_ok=True)
+    with RunLock(plan.out):
+        plan.configurations = check_directory(plan.out, config, append=config.append)
+        return _execute(plan, progress, processors, on_record)
+
+
+def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
+             on_record: Callable[[dict[str, Any]], None] | None) -> RunResult:
     from ..agents.registry import make_agent
 
-    out = Path(config.out)
-    out.mkdir(parents=True, exist_ok=True)
-    suite = load_suite(config.suite, source=config.source, seed=config.seed)
-    cases = select_cases(suite, config)
-    if not cases:
-        raise ValueError("no cases selected (check --domains / --limit)")
-    guards = {name: make_guard(name, knows_variants=config.guard_knows_variants)
-              for name in config.guards}
-    agent_opts: dict[str, Any] = {"base_url": config.base_url, "api_key": config.api_key,
-                                  "code_agent": config.code_agent}
-    for spec in config.agents:  # fail fast on a bad --agent before any case runs
-        make_agent(spec, **agent_opts)
-    run_id = f"{config.suite}-s{config.seed}"
-    run_info: dict[str, Any] = {
-        "config": config.to_json(), "versions": _versions(),
-        "detector": _detector_settings(config), "run_id": run_id,
-        "cases": len(cases), "started": dt.datetime.now(dt.timezone.utc).isoformat(),
-        "notes": [
-            "leaky is a seeded behaviour model of failure modes the ToolPrivacyBench paper reports, "
-            "not a measurement of any LLM",
-            "baselines act on tool-call arguments at the runner's gateway, which is more generous "
-            "than where LangChain's PIIMiddleware really acts (it does not scan tool-call "
-            "arguments, langchain-ai/langchain#37659)",
-            *config.notes,
-        ],
-    }
+    config, out = plan.config, plan.out
+    run_info = _run_info(plan)
+    run_id = run_info["run_id"]
     (out / "run.json").write_text(json.dumps(run_info, indent=2), encoding="utf-8")
-    writer = RecordWriter(out / "records.jsonl")
-    tasks = _tasks(cases, config, writer.done)
-    skipped = len(cases) * len(config.agents) * len(config.guards) - len(tasks)
+    writer = RecordWriter(out / "records.jsonl", retry_errors=config.retry_errors,
+                          force=config.force)
+    tasks = _tasks(plan.cases, config, writer.done)
+    retried = sum((a, g, c.suite, c.id, config.seed) in writer.retried for c, a, g in tasks)
+    skipped = len(plan.cases) * len(config.agents) * len(config.guards) - len(tasks)
     os.environ.setdefault("OTEL_SERVICE_NAME", "tpguard-bench")
     provider = configure(run_id=run_id, endpoint=config.otlp_endpoint, jsonl=out / "spans.jsonl",
                          processors=processors)
@@ -149,7 +234,7 @@ def run_benchmark(
     def one(task: tuple[Case, str, str]) -> dict[str, Any]:
         case, agent_spec, guard_name = task
         record = execute_case(
-            case, make_agent(agent_spec, **agent_opts), agent_spec, guards[guard_name],
+            case, make_agent(agent_spec, **plan.agent_options), agent_spec, plan.guards[guard_name],
             audit=audit, scorer=scorer(case), seed=config.seed, run_id=run_id,
             tracer_provider=provider)
         writer.write(record)
@@ -164,26 +249,23 @@ def run_benchmark(
         audit.close()
     run_info["finished"] = dt.datetime.now(dt.timezone.utc).isoformat()
     (out / "run.json").write_text(json.dumps(run_info, indent=2), encoding="utf-8")
-    wanted_cases = {c.id for c in cases}
-
-    def keep(r: dict[str, Any]) -> bool:
-        return (r["agent"] in config.agents and r["guard"] in config.guards
-                and r["case_id"] in wanted_cases and int(r.get("seed", 0)) == config.seed)
-
-    summary = write_summary(out, run_info, keep)
+    summary = write_summary(out, run_info)
     reports: dict[str, Path] = {}
     if config.reports:
         from ..report import build_reports
 
         reports = build_reports(out)
-    return RunResult(out, len(tasks), skipped, summary, reports)
+    return RunResult(out, len(tasks), skipped, summary, reports, retried)
 
 
 def _run_all(tasks: list[Any], one: Callable[[Any], Any], workers: int, progress: bool) -> None:
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (TextColumn("[bold]bench run"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, disable=not progress, transient=False) as bar:
+    console = Console(stderr=True)
+    with Progress(*columns, console=console, disable=not (progress and console.is_terminal),
+                  transient=False) as bar:
         job = bar.add_task("cases", total=len(tasks))
         if workers <= 1:
             for t in tasks:
@@ -194,10 +276,3 @@ def _run_all(tasks: list[Any], one: Callable[[Any], Any], workers: int, progress
             for fut in as_completed([pool.submit(one, t) for t in tasks]):
                 fut.result()
                 bar.advance(job)
-
-
-
-
-
-
-

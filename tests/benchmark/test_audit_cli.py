@@ -109,3 +109,61 @@ def test_audit_bad_input_is_a_clear_error(case: Case, tmp_path: Path) -> None:
     bad.write_text('{"arguments": {}}\n')
     res = runner.invoke(app, ["audit", "--case", str(tmp_path / "case.json"), "--trajectory", str(bad)])
     assert res.exit_code == 2 and "expected {'tool'" in res.output
+
+
+def test_audit_bad_line_names_file_and_line(case: Case, tmp_path: Path) -> None:
+    (tmp_path / "case.json").write_text(case.model_dump_json())
+    bad = tmp_path / "calls.jsonl"
+    g = case.ground_truth[0]
+    bad.write_text(json.dumps({"tool": g.tool, "arguments": g.arguments}) + "\n\n{not json\n")
+    res = runner.invoke(app, ["audit", "--case", str(tmp_path / "case.json"), "--trajectory", str(bad)])
+    assert res.exit_code == 2 and f"{bad}:3: not JSON" in res.output
+    bad.write_text(json.dumps({"tool": g.tool, "arguments": g.arguments}) + "\n[1, 2]\n")
+    res = runner.invoke(app, ["audit", "--case", str(tmp_path / "case.json"), "--trajectory", str(bad)])
+    assert res.exit_code == 2 and f"{bad}:2: expected {{'tool'" in res.output
+    spans = tmp_path / "spans.jsonl"
+    spans.write_text('{"name": "x"}\n{oops\n')
+    res = runner.invoke(app, ["audit", "--case", str(tmp_path / "case.json"), "--spans", str(spans)])
+    assert res.exit_code == 2 and f"{spans}:2: expected one JSON span per line" in res.output
+
+
+def test_audit_flags_tools_not_in_the_case(case: Case, tmp_path: Path) -> None:
+    (tmp_path / "case.json").write_text(case.model_dump_json())
+    calls = [{"tool": g.tool, "arguments": g.arguments} for g in case.ground_truth]
+    calls += [{"tool": "exfiltrate", "arguments": {"text": case.atoms[0].value}}] * 2
+    traj = tmp_path / "calls.json"
+    traj.write_text(json.dumps(calls))
+    res = runner.invoke(app, ["audit", "--case", str(tmp_path / "case.json"), "--trajectory",
+                              str(traj), "--json"])
+    assert res.exit_code == 0, res.output
+    row = json.loads(res.stdout)
+    assert row["unknown_tools"] == {"exfiltrate": 2} and row["FOR"] > 0
+    assert f"2 call(s) to tools not in case {case.id} (exfiltrate ×2)" in res.output
+    clean = tmp_path / "clean.json"
+    clean.write_text(json.dumps(calls[:-2]))
+    res = runner.invoke(app, ["audit", "--case", str(tmp_path / "case.json"), "--trajectory",
+                              str(clean), "--json"])
+    assert json.loads(res.stdout)["unknown_tools"] == {} and "warning" not in res.output
+
+
+def test_audit_lists_the_case_ids_present(case: Case, tmp_path: Path) -> None:
+    (tmp_path / "case.json").write_text(case.model_dump_json())
+    other = generate(seed=0, n_cases=23).cases[6]
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text("".join(json.dumps({"case_id": c.id, "calls": [
+        {"tool": g.tool, "arguments": g.arguments} for g in c.ground_truth]}) + "\n"
+        for c in (other, case)))
+    res = runner.invoke(app, ["audit", "--case", str(tmp_path / "case.json"), "--trajectory",
+                              str(runs), "--json"])
+    assert res.exit_code == 0, res.output  # the case's own trajectory is picked, not the first
+    assert json.loads(res.stdout)["calls"] == len(case.ground_truth)
+    only_other = tmp_path / "other.jsonl"
+    only_other.write_text(json.dumps({"case_id": other.id, "calls": []}) + "\n"
+                          + json.dumps({"case_id": "x-1", "calls": []}) + "\n")
+    res = runner.invoke(app, ["audit", "--case", str(tmp_path / "case.json"), "--trajectory",
+                              str(only_other)])
+    assert res.exit_code == 2 and f"holds case ids {other.id}, x-1, not {case.id!r}" in res.output
+    res = runner.invoke(app, ["audit", "--case", str(tmp_path / "case.json"), "--trajectory",
+                              str(runs)], env={"COLUMNS": "300"})
+    assert res.exit_code == 0 and f"case ids in the file: {', '.join(sorted([case.id, other.id]))}" \
+        in res.output

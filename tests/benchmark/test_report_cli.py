@@ -60,3 +60,29 @@ def test_not_a_run_directory_exits_2(app: typer.Typer, tmp_path: Path) -> None:
     assert res.exit_code == 2 and "no records.jsonl" in res.output
     res = CliRunner().invoke(app, ["compare", str(tmp_path), str(tmp_path)])
     assert res.exit_code == 2
+
+
+def test_compare_unpaired_runs_says_so_and_compares_common_cases(
+        app: typer.Typer, run_dir: Path, tmp_path: Path) -> None:
+    records = [json.loads(x) for x in (run_dir / "records.jsonl").read_text().splitlines() if x]
+    ids = sorted({r["case_id"] for r in records})
+    fewer = tmp_path / "fewer"
+    fewer.mkdir()
+    (fewer / "run.json").write_text((run_dir / "run.json").read_text())
+    (fewer / "records.jsonl").write_text("".join(
+        json.dumps(r) + "\n" for r in records if r["case_id"] in ids[:4]))
+    res = CliRunner().invoke(app, ["compare", str(run_dir), str(fewer), "--json"])
+    assert res.exit_code == 0, res.output
+    assert (f"unpaired: the runs cover different case sets (A: {len(ids)}, B: 4, common: 4); "
+            "comparing the 4 common cases only") in res.output
+    data = json.loads(res.stdout)
+    assert data["paired"] is False and data["cases"] == {"run1": len(ids), "run2": 4, "common": 4}
+    assert all(r["n1"] == r["n2"] == 4 for r in data["rows"])
+    assert all(v in (None, 0.0) for r in data["rows"] for v in r["delta"].values())  # same cases
+    whole = CliRunner().invoke(app, ["compare", str(run_dir), str(fewer), "--json", "--unpaired"])
+    assert "comparing the whole runs (--unpaired)" in whole.output
+    rows = json.loads(whole.stdout)["rows"]
+    assert {(r["n1"], r["n2"]) for r in rows} == {(len(ids), 4)}
+    assert any(v not in (None, 0.0) for r in rows for v in r["delta"].values())
+    paired = CliRunner().invoke(app, ["compare", str(run_dir), str(run_dir), "--json"])
+    assert "unpaired" not in paired.output and json.loads(paired.stdout)["paired"] is True
