@@ -44,8 +44,9 @@ def _split(option: str, value: str | None, default: tuple[str, ...]) -> list[str
 def run(
     suite: Annotated[str, typer.Option("--suite", help="need-to-know | public-derived")] = "need-to-know",
     agent: Annotated[str | None, typer.Option(
-        "--agent", help="Comma-separated: oracle, leaky[:PROFILE], replay:PATH, langchain:MODEL, "
-                        "smolagents:MODEL. Default (and --quick): oracle,leaky")] = None,
+        "--agent", help="Comma-separated: oracle, leaky[:PROFILE], replay:PATH, "
+                        "langchain[+PATH]:MODEL, smolagents[+PATH]:MODEL. Default (and --quick): "
+                        "oracle,leaky")] = None,
     guard: Annotated[str | None, typer.Option(
         "--guard", help="Comma-separated: off, audit, enforce, redact, langchain-pii, "
                         "presidio-redact, drop-free-text. Default: all but audit")] = None,
@@ -62,6 +63,11 @@ def run(
         "--workers", min=1, help="Parallel cases (API-bound agents).")] = 1,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint.")] = None,
     code_agent: Annotated[bool, typer.Option("--code-agent", help="smolagents: CodeAgent.", metavar="")] = False,
+    guard_path: Annotated[str, typer.Option(
+        "--guard-path", help="Framework agents: where tpguard's modes decide — adapter (default, as "
+                             "deployed: the decorator), decorator, middleware (langchain), "
+                             "instrumentor (smolagents, audit only) or gateway. Per agent: "
+                             "langchain+middleware:MODEL.")] = "adapter",
     otlp_endpoint: Annotated[str | None, typer.Option(
         "--otlp-endpoint", help="Also export spans over OTLP (e.g. http://localhost:4318).")] = None,
     guard_knows_variants: Annotated[bool, typer.Option(
@@ -87,7 +93,7 @@ def run(
         guards=_split("--guard", guard, QUICK_GUARDS), out=out, source=source, seed=seed,
         quick=quick, limit=limit, domains=_split("--domains", domains, ()), workers=workers,
         base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") if base_url else None,
-        code_agent=code_agent, otlp_endpoint=otlp_endpoint,
+        code_agent=code_agent, guard_path=guard_path, otlp_endpoint=otlp_endpoint,
         guard_knows_variants=guard_knows_variants, reports=not no_report,
         retry_errors=retry_errors, force=force, append=append,
     )

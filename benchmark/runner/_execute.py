@@ -78,6 +78,7 @@ def execute_case(
         **base,
         "trajectory": trajectory.model_dump(mode="json"),
         "attempts": [a.to_dict() for a in gateway.attempts],
+        "guard_path": gateway.guard_path,
         "s_task": s_task,
         "result": {"final_answer": result.final_answer, "error": result.error,
                    "model_calls": result.model_calls},

@@ -29,7 +29,7 @@ from .config import RunConfig
 __all__ = ["RunLock", "RunLocked", "check_directory", "default_out", "identity"]
 
 _IDENTITY = ("suite", "source", "seed", "agents", "guards", "quick", "limit", "domains",
-             "guard_knows_variants", "code_agent", "base_url")
+             "guard_knows_variants", "code_agent", "base_url", "guard_path")
 
 
 class RunLocked(UsageError):
@@ -46,6 +46,7 @@ def identity(config: dict[str, Any] | RunConfig) -> dict[str, Any]:
     out["quick"] = bool(out["quick"])
     out["guard_knows_variants"] = bool(out["guard_knows_variants"])
     out["code_agent"] = bool(out["code_agent"])
+    out["guard_path"] = out["guard_path"] or "adapter"  # run.json from before the option
     return out
 
 

@@ -36,6 +36,7 @@ class RunConfig:
     base_url: str | None = None
     api_key: str | None = None
     code_agent: bool = False
+    guard_path: str = "adapter"  # framework agents: where tpguard's modes decide
     otlp_endpoint: str | None = None
     record_arguments: str = "redacted"
     guard_knows_variants: bool = False

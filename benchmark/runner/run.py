@@ -20,7 +20,7 @@ import platform
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -98,11 +98,13 @@ class RunPlan:
     cases: list[Case]
     guards: dict[str, GuardUnderTest]
     configurations: list[dict[str, Any]]
+    guard_paths: dict[str, str] = field(default_factory=dict)  # agent spec → where tpguard decides
 
     @property
     def agent_options(self) -> dict[str, Any]:
         c = self.config
-        return {"base_url": c.base_url, "api_key": c.api_key, "code_agent": c.code_agent}
+        return {"base_url": c.base_url, "api_key": c.api_key, "code_agent": c.code_agent,
+                "guard_path": c.guard_path}
 
 
 def write_summary(out: Path, run_info: dict[str, Any], keep: Callable[[dict[str, Any]], bool] | None
@@ -134,17 +136,22 @@ def plan_run(config: RunConfig) -> RunPlan:
     """Check everything a run needs and write nothing: :class:`UsageError` (exit 2) for bad
     options, inputs or a directory of another configuration, :class:`AgentUnavailable` (exit 3)
     when an agent cannot start."""
-    from ..agents.registry import make_agent
+    from ..agents.base import guard_path_of
+    from ..agents.registry import check_guard_path, make_agent
 
     _validate(config)
+    guard_paths: dict[str, str] = {}
     for spec in config.agents:  # a bad --agent fails before the suite is even built
         try:
-            make_agent(spec, base_url=config.base_url, api_key=config.api_key,
-                       code_agent=config.code_agent)
+            agent = make_agent(spec, base_url=config.base_url, api_key=config.api_key,
+                               code_agent=config.code_agent, guard_path=config.guard_path)
+            for g in config.guards:
+                check_guard_path(agent, g)
         except ImportError as e:
             raise AgentUnavailable(f"agent {spec} cannot start: {e}") from None
         except ValueError as e:
             raise UsageError(str(e)) from None
+        guard_paths[spec] = guard_path_of(agent)
     preflight(config.agents, base_url=config.base_url, api_key=config.api_key)
     try:
         suite = load_suite(config.suite, source=config.source, seed=config.seed)
@@ -161,7 +168,7 @@ def plan_run(config: RunConfig) -> RunPlan:
         raise UsageError(f"a guard cannot start: {e}") from None
     out = Path(config.out) if config.out is not None else default_out(config)
     configurations = check_directory(out, config, append=config.append)
-    return RunPlan(config, out, cases, guards, configurations)
+    return RunPlan(config, out, cases, guards, configurations, guard_paths)
 
 
 def _run_info(plan: RunPlan) -> dict[str, Any]:
@@ -169,6 +176,7 @@ def _run_info(plan: RunPlan) -> dict[str, Any]:
     return {
         "config": {**config.to_json(), "out": str(plan.out)},
         "configurations": plan.configurations, "versions": _versions(),
+        "guard_paths": plan.guard_paths,
         "detector": _detector_settings(config), "run_id": f"{config.suite}-s{config.seed}",
         "cases": len(plan.cases), "started": dt.datetime.now(dt.timezone.utc).isoformat(),
         "notes": [
