@@ -195,11 +195,11 @@ def render_markdown(data: RunData, t: ReportTables, files: Sequence[str] = ()) -
     for cfg in reference_configs(data):
         where = dict(zip(("Agent", "Guard", "Suite"), cfg, strict=True))
         label = f"`{cfg[0]}` / `{cfg[1]}` ({cfg[2]})"
-        parts += ["", f"### Table 9 — {label}", "",
+        parts += ["", f"### {ref('Table 9')} — {label}", "",
                   md_table(t.transitions, where=where, drop=("Agent", "Guard", "Suite")),
-                  "", f"### Table 10a — domains, {label}", "",
+                  "", f"### {ref('Table 10a')} — domains, {label}", "",
                   md_table(t.domains, where=where, drop=("Agent", "Guard", "Suite")),
-                  "", f"### Table 10b — atom types, {label}", "",
+                  "", f"### {ref('Table 10b')} — atom types, {label}", "",
                   md_table(t.atom_types, where=where, drop=("Agent", "Guard", "Suite"))]
     parts += ["", f"## FOR by domain and guard — {ref('Table 10a')}", *_pivot(t.domain_pivot)]
     parts += ["", f"## FOR by information sink — {ref('Figure 7a')}", *_pivot(t.sink_pivot)]

@@ -33,7 +33,8 @@ def _pct(rel: float) -> str:
 
 def what_was_run(data: RunData) -> str:
     rows = ordered_configs(data)
-    cfg = data.run.get("config") if isinstance(data.run.get("config"), dict) else {}
+    raw = data.run.get("config")
+    cfg: dict[str, Any] = raw if isinstance(raw, dict) else {}
     agents = list(dict.fromkeys(r["agent"] for r in rows))
     guards = list(dict.fromkeys(r["guard"] for r in rows))
     suites = list(dict.fromkeys(r["suite"] for r in rows))

@@ -215,8 +215,8 @@ def test_markdown_states_settings_and_caveats(built) -> None:
     assert "behaviour model" in md and "not a measurement of any LLM" in md
     assert "`drop-free-text`" in md and "langchain-ai/langchain#37659" in md
     assert "does not scan tool-call arguments" in md
-    for section in ("## Each guard against off", "## Where tpguard loses", "Table 9 —",
-                    "Table 10a — domains", "Table 10b — atom types", "Figure 7a", "Figure 7b",
+    for section in ("## Each guard against off", "## Where tpguard loses",
+                    "spreads) — `leaky:unit` / `off`", "domain) — domains, ", "data) — atom types, ", "Figure 7a", "Figure 7b",
                     "Appendix D.2", "Table D.15 (MT-POI weight sensitivity: do rankings change "
                     "under other weightings?)"):
         assert section in md, section
