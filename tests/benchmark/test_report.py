@@ -216,7 +216,7 @@ def test_markdown_states_settings_and_caveats(built) -> None:
     assert "`drop-free-text`" in md and "langchain-ai/langchain#37659" in md
     assert "does not scan tool-call arguments" in md
     for section in ("## Each guard against off", "## Where tpguard loses",
-                    "spreads) — `leaky:unit` / `off`", "domain) — domains, ", "data) — atom types, ", "Figure 7a", "Figure 7b",
+                    "spread) — `leaky:unit` / `off`", "domain) — domains, ", "data) — atom types, ", "Figure 7a", "Figure 7b",
                     "Appendix D.2", "Table D.15 (MT-POI weight sensitivity: do rankings change "
                     "under other weightings?)"):
         assert section in md, section
