@@ -59,6 +59,7 @@ def offline_analyzer(spacy_model: str | None = None, language: str = "en") -> An
                 "models. Install it as a package, or pass spacy_model=None for pattern recognizers."
             )
         nlp_engine = SpacyNlpEngine(models=[{"lang_code": language, "model_name": spacy_model}])
+        nlp_engine.load()  # the registry asks a loaded engine for its languages
     registry = RecognizerRegistry(supported_languages=[language])
     loader_log = logging.getLogger("presidio-analyzer")
     level = loader_log.level

@@ -3,18 +3,30 @@
 from __future__ import annotations
 
 from .base import CaseGuard, GuardAction, GuardUnderTest
-from .baselines import DropFreeText, LangChainPII, PresidioRedact
+from .baselines import (
+    AUTO_MODELS,
+    DropFreeText,
+    LangChainPII,
+    PresidioRedact,
+    installed_model,
+    resolve_presidio_model,
+)
 from .tpguard_modes import Off, TpguardMode, deployment_policy
 
-__all__ = ["GUARD_NAMES", "CaseGuard", "GuardAction", "GuardUnderTest", "deployment_policy",
-           "make_guard"]
+__all__ = ["AUTO_MODELS", "GUARD_NAMES", "CaseGuard", "GuardAction", "GuardUnderTest",
+           "deployment_policy", "installed_model", "make_guard", "resolve_presidio_model"]
 
 GUARD_NAMES = ("off", "audit", "enforce", "redact", "langchain-pii", "presidio-redact",
                "drop-free-text")
 
 
-def make_guard(name: str, *, knows_variants: bool = False) -> GuardUnderTest:
-    """The guard configuration called ``name`` (one of :data:`GUARD_NAMES`)."""
+def make_guard(name: str, *, knows_variants: bool = False,
+               presidio_model: str | None = None) -> GuardUnderTest:
+    """The guard configuration called ``name`` (one of :data:`GUARD_NAMES`).
+
+    ``presidio_model`` (``presidio-redact`` only): a spaCy pipeline package to run NER with;
+    ``None`` uses the first installed of :data:`AUTO_MODELS`, ``"none"`` pattern recognizers only.
+    A named package that is not installed is a ``ValueError`` (nothing is ever downloaded)."""
     if name == "off":
         return Off()
     if name in ("audit", "enforce", "redact"):
@@ -22,7 +34,7 @@ def make_guard(name: str, *, knows_variants: bool = False) -> GuardUnderTest:
     if name == "langchain-pii":
         return LangChainPII()
     if name == "presidio-redact":
-        return PresidioRedact()
+        return PresidioRedact(model=resolve_presidio_model(presidio_model))
     if name == "drop-free-text":
         return DropFreeText()
     raise ValueError(f"unknown guard {name!r}; choose from {', '.join(GUARD_NAMES)}")

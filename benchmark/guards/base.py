@@ -51,4 +51,9 @@ class GuardUnderTest(Protocol):
     @property
     def description(self) -> str: ...
 
+    def describe(self) -> dict[str, Any]:
+        """What this configuration runs (``name``, ``description`` and guard-specific settings),
+        JSON-serialisable, for ``run.json`` and the report."""
+        ...
+
     def prepare(self, case: Case) -> CaseGuard: ...

@@ -56,6 +56,9 @@ class Off:
     name: str = "off"
     description: str = "no guard: arguments reach the backend as the agent wrote them"
 
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description}
+
     def prepare(self, case: Case) -> _Pass:
         return _Pass()
 
@@ -89,6 +92,10 @@ class TpguardMode:
                 "enforce": "tpguard, enforce mode: blocks calls carrying forbidden atoms",
                 "redact": "tpguard, redact mode: placeholders in free text, blocks structured leaks",
                 }[self.mode]
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description,
+                "knows_variants": self.knows_variants}
 
     def prepare(self, case: Case) -> _TpguardCase:
         policy = deployment_policy(case, knows_variants=self.knows_variants)

@@ -12,7 +12,7 @@ from typing import Any
 from ._collect import ReportTables, reference_configs
 from ._crosstab import Config, CrossTab
 from ._load import RunData
-from ._plots import scatter_points
+from ._style import MARKERS, guard_colours, scatter_series
 from ._tables import Table, ordered_configs, slug
 
 __all__ = ["write_figures"]
@@ -27,33 +27,44 @@ def _pyplot() -> Any:
     return plt
 
 
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-
-
-def _styles(data: RunData) -> tuple[dict[str, Any], dict[str, str]]:
-    """One colour per guard, one marker per agent, the same in every figure."""
+def _styles(data: RunData) -> tuple[dict[str, str], dict[str, str]]:
+    """One colour per guard, one marker per agent — the scatter's encoding, in every figure."""
     rows = ordered_configs(data)
-    guards = list(dict.fromkeys(r["guard"] for r in rows))
     agents = list(dict.fromkeys(r["agent"] for r in rows))
-    plt = _pyplot()
-    cmap = plt.get_cmap("tab10" if len(guards) <= 10 else "tab20")
-    return ({g: cmap(i % cmap.N) for i, g in enumerate(guards)},
-            {a: _MARKERS[i % len(_MARKERS)] for i, a in enumerate(agents)})
+    return (guard_colours(list(dict.fromkeys(r["guard"] for r in rows))),
+            {a: MARKERS[i % len(MARKERS)][0] for i, a in enumerate(agents)})
 
 
 def _scatter(plt: Any, data: RunData, path: Path) -> None:
-    colours, markers = _styles(data)
-    fig, ax = plt.subplots(figsize=(8, 6))
-    for p in scatter_points(data):
-        ax.errorbar([p["x"]], [p["y"]], xerr=[[p["x"] - p["x_lo"]], [p["x_hi"] - p["x"]]],
-                    yerr=[[p["y"] - p["y_lo"]], [p["y_hi"] - p["y"]]], fmt=markers[p["agent"]],
-                    color=colours[p["guard"]], capsize=3, markersize=8, label=p["label"])
+    """Figure 6: colour = guard, marker = agent (open: a later suite); points that would cover
+    each other are spread horizontally (:func:`._style.scatter_series`), error bars move along."""
+    from matplotlib.lines import Line2D
+
+    series = scatter_series(data)
+    fig, ax = plt.subplots(figsize=(10, 6))
+    for p in series:
+        x = p["x_drawn"]
+        ax.errorbar([x], [p["y"]], xerr=[[p["x"] - p["x_lo"]], [p["x_hi"] - p["x"]]],
+                    yerr=[[p["y"] - p["y_lo"]], [p["y_hi"] - p["y"]]], fmt=p["marker"],
+                    color=p["colour"], mfc="white" if p["open"] else p["colour"],
+                    capsize=3, markersize=9, alpha=0.9, elinewidth=1)
     ax.set_xlabel("TaskSuccess (%) — higher is better")
     ax.set_ylabel("privacy score = 100 − MT-POI — higher is better")
     ax.set_title("Privacy–utility trade-off (95 % bootstrap intervals)")
     ax.grid(alpha=0.3)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8, loc="best")
+    if any(p["x_drawn"] != p["x"] for p in series):
+        ax.text(0.0, -0.12, "Points that would cover each other are spread horizontally; exact "
+                "values in the report's tables.", transform=ax.transAxes, fontsize=8, color="#555")
+    guards = list(dict.fromkeys((p["guard"], p["colour"]) for p in series))
+    agents = list(dict.fromkeys((p["agent"], p["marker"]) for p in series))
+    if series:
+        first = ax.legend(handles=[Line2D([], [], color=c, marker="o", ls="", ms=8, label=g)
+                                   for g, c in guards], title="guard (colour)", fontsize=8,
+                          loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.add_artist(first)
+        ax.legend(handles=[Line2D([], [], color="#444", marker=m, ls="", ms=8, label=a)
+                           for a, m in agents], title="agent (marker)", fontsize=8,
+                  loc="lower left", bbox_to_anchor=(1.01, 0.0))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -1,7 +1,9 @@
-"""``report.html``: one self-contained page (plotly.js inlined once, no CDN, opens offline).
+"""``report.html``: one self-contained page (plotly.js inlined once, no CDN, opens offline), in
+the markdown report's order: summary, errors, run, caveats, split tables, figures.
 
-Every string that reaches the page is HTML-escaped (tables here; plotly escapes its own JSON; the
-audit view renders with ``textContent``). The page shows atom ids and types, never values.
+Every string that reaches the page is HTML-escaped (tables here; prose through
+:func:`._overview.inline_html`, which renders its backticks as ``<code>``; plotly escapes its own
+JSON; the audit view renders with ``textContent``). The page shows atom ids and types, never values.
 """
 
 from __future__ import annotations
@@ -15,10 +17,13 @@ from ..cases.schema import Case
 from ._audit import audit_html
 from ._collect import ReportTables, reference_configs
 from ._crosstab import Config, CrossTab
+from ._layout import COMPARISON_GROUPS, by_agent, split
 from ._load import RunData
 from ._markdown import caveats, run_facts
+from ._overview import error_table, inline_html, overview
 from ._plots import figures, scatter_points
-from ._tables import Table, fmt
+from ._refs import ref
+from ._tables import MAIN_GROUPS, Table, fmt
 
 __all__ = ["html_table", "render_html"]
 
@@ -26,7 +31,8 @@ _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:24px auto;max-width:1280px;
 color:#222;padding:0 16px}
 h1{margin-bottom:4px} h2{margin-top:36px;border-bottom:1px solid #ddd;padding-bottom:4px}
-table.data{border-collapse:collapse;font-size:13px;margin:8px 0}
+table.data{border-collapse:collapse;font-size:13px;margin:8px 0;display:block;max-width:100%;
+overflow-x:auto} h3{font-size:15px;margin:14px 0 2px} code{background:#f4f4f4;padding:0 3px}
 table.data th,table.data td{border:1px solid #ddd;padding:3px 7px;text-align:right}
 table.data th{background:#f4f4f4;position:sticky;top:0}
 table.data td:first-child,table.data td:nth-child(2){text-align:left}
@@ -54,11 +60,23 @@ def html_table(table: Table, *, where: dict[str, str] | None = None,
 
 
 def _section(title: str, *body: str) -> str:
-    return f"<h2>{html.escape(title)}</h2>\n" + "\n".join(body)
+    return f"<h2>{inline_html(title)}</h2>\n" + "\n".join(body)
 
 
 def _note(text: str) -> str:
-    return f"<p class='note'>{html.escape(text)}</p>" if text else ""
+    return f"<p class='note'>{inline_html(text)}</p>" if text else ""
+
+
+def _pieces(pieces: Sequence[Table], sub: bool = True) -> str:
+    """The parts of a split table, each under a small heading when there are several."""
+    if len(pieces) == 1:
+        return html_table(pieces[0])
+    return "\n".join(f"<h3>{inline_html(p.title)}</h3>{html_table(p)}" if sub else html_table(p)
+                     for p in pieces)
+
+
+def _list(items: Sequence[str]) -> str:
+    return "<ul>" + "".join(f"<li>{inline_html(i)}</li>" for i in items) + "</ul>"
 
 
 def _scatter_table(data: RunData) -> str:
@@ -70,23 +88,33 @@ def _scatter_table(data: RunData) -> str:
     return f"<details><summary>Scatter data</summary>{html_table(t)}</details>"
 
 
+def _opening(data: RunData, t: ReportTables) -> list[str]:
+    summary = overview(data, t.loss_text)
+    parts = [_section("Summary", f"<p>{inline_html(summary[0])}</p>", _list(summary[1:-1]),
+                      f"<p>{inline_html(summary[-1])}</p>")]
+    errors = error_table(data)
+    if errors is not None:
+        parts.append(_section(errors.title, html_table(errors), _note(errors.note)))
+    parts.append(_section("Run", "<ul>" + "".join(
+        f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>" for k, v in run_facts(data))
+        + "</ul>"))
+    parts.append(_section("How to read this report", _list(caveats(data))))
+    return parts
+
+
 def render_html(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab],
                 cases: dict[tuple[str, str], Case]) -> str:
     parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
              "<title>tpguard benchmark report</title>", f"<style>{_CSS}</style></head><body>",
-             "<h1>tpguard benchmark report</h1>",
-             "<ul>" + "".join(f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>"
-                              for k, v in run_facts(data)) + "</ul>",
-             _section("How to read this report",
-                      "<ul>" + "".join(f"<li>{html.escape(c)}</li>" for c in caveats(data))
-                      + "</ul>")]
+             "<h1>tpguard benchmark report</h1>", *_opening(data, t)]
     for m in t.main:
-        parts.append(_section(m.title, html_table(m), _note(m.note)))
-    parts.append(_section(t.comparison.title, html_table(t.comparison), _note(t.comparison.note)))
-    losses = "".join(f"<li>{html.escape(s)}</li>" for s in t.loss_text) or (
-        "<li>No baseline row has a higher TaskSuccess or a lower FOR than enforce or redact, and "
-        "neither costs TaskSuccess against off.</li>")
-    parts.append(_section("Where tpguard loses", f"<ul>{losses}</ul>"))
+        parts.append(_section(m.title, _pieces(split(m, MAIN_GROUPS)), _note(m.note)))
+    parts.append(_section(t.comparison.title, _pieces(split(t.comparison, COMPARISON_GROUPS)),
+                          _note(t.comparison.note)))
+    losses = t.loss_text or [
+        "No baseline row has a higher TaskSuccess or a lower FOR than `enforce` or `redact`, and "
+        "neither costs TaskSuccess against `off`."]
+    parts.append(_section("Where tpguard loses", _list(losses)))
     first = True
     for title, fig in figures(data, t, tabs):
         if fig is None:
@@ -99,8 +127,9 @@ def render_html(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab],
         parts.append(_section(title, div, extra))
     parts.append(_section(t.transitions.title, _note(t.transitions.note), html_table(t.paths),
                           _details(data, t.transitions)))
-    parts.append(_section("Domains (Table 10a) — FOR by domain", html_table(t.domain_pivot)))
-    parts.append(_section("Atom types (Table 10b)", _details(data, t.atom_types)))
+    parts.append(_section(f"FOR by domain — {ref('Table 10a')}",
+                          _pieces(by_agent(t.domain_pivot))))
+    parts.append(_section(f"Atom types — {ref('Table 10b')}", _details(data, t.atom_types)))
     parts.append(_section("Per-case audit view", _note(
         "Pick a case and an agent × guard: which atom reached which tool and argument path, "
         "whether that was authorized, and what the guard did per attempted call. Ids and types "

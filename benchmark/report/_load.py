@@ -101,7 +101,8 @@ def _stale(summary_path: Path, records_path: Path, summary: dict[str, Any], n_re
     rows = summary.get("rows")
     if not isinstance(rows, list):
         return True
-    return sum(int(r.get("n", 0)) for r in rows) != n_records
+    # n_total (runner with error accounting) counts errored case-runs too; n then excludes them
+    return sum(int(r.get("n_total", r.get("n", 0))) for r in rows) != n_records
 
 
 def load_run(run_dir: str | Path, *, write_summary: bool = True) -> RunData:

@@ -1,5 +1,7 @@
-"""``report.md``: the run's setup and caveats, then the tables of :mod:`._tables` in the order of
-seed ``000_*`` §7 (Tables 7/8, guard comparisons, Table 9, Table 10, Figure 7 data, App. D.2)."""
+"""``report.md``: a summary for a newcomer (what ran, one sentence per guard, where tpguard loses),
+failed case-runs, the setup and caveats, then the tables of :mod:`._tables` in the order of seed
+``000_*`` §7 (Tables 7/8, guard comparisons, Figure 6, Table 9, Table 10, Figure 7, App. D.2),
+split to fit a page, with the figures embedded where they belong."""
 
 from __future__ import annotations
 
@@ -7,8 +9,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._collect import ReportTables, reference_configs
+from ._layout import COMPARISON_GROUPS, by_agent, ci_view, split
 from ._load import RunData
-from ._tables import Table, fmt
+from ._overview import error_table, overview, presidio_statement
+from ._refs import ref
+from ._tables import MAIN_GROUPS, Table, fmt
 from ._verdicts import BASELINE, TPGUARD_MODES
 
 __all__ = ["caveats", "md_table", "render_markdown", "run_facts"]
@@ -36,19 +41,22 @@ def md_table(table: Table, *, columns: Sequence[str] | None = None,
 
 
 def run_facts(data: RunData) -> list[tuple[str, str]]:
+    """``(name, value)`` of the run's configuration; unset options (empty, None) are left out."""
     cfg = data.run.get("config") or {}
     facts = [("Run directory", data.run_dir.name)]
-    for key in ("suite", "agents", "guards", "seed", "quick", "limit", "domains", "workers"):
-        if key in cfg:
-            v = cfg[key]
-            facts.append((key, ", ".join(map(str, v)) if isinstance(v, list) else str(v)))
+    for key in ("suite", "agents", "guards", "seed", "quick", "limit", "domains", "workers",
+                "presidio_model"):
+        v = cfg.get(key)
+        if v is None or v == "" or v == [] or (v is False and key != "quick"):
+            continue
+        facts.append((key, ", ".join(map(str, v)) if isinstance(v, list) else str(v)))
     for key in ("started", "finished"):
         if key in data.run:
             facts.append((key, str(data.run[key])))
     facts.append(("records", str(len(data.records))))
     versions = data.run.get("versions") or {}
     if versions:
-        facts.append(("versions", ", ".join(f"{k} {v}" for k, v in versions.items())))
+        facts.append(("versions", ", ".join(f"{k} {v}" for k, v in versions.items() if v)))
     return facts
 
 
@@ -58,13 +66,46 @@ def _settings(d: Any) -> str:
     return ", ".join(f"{k}={v}" for k, v in d.items())
 
 
+def _scoring(data: RunData) -> list[str]:
+    out = []
+    scoring = data.summary.get("scoring")
+    if isinstance(scoring, dict) and scoring:
+        task = scoring.get("task")
+        reading = {"binary": "pass/fail, as the paper reads S_task: 1 only when the task reaches "
+                             "its end state (every end-state check passes)",
+                   "fraction": "as the fraction of end-state checks passed (the paper reads it "
+                               "pass/fail)"}.get(str(task), f"as {task!r}")
+        out.append(f"Task is scored {reading}; scoring settings: {_settings(scoring)}.")
+    if any("FreeTextFOR_field" in r for r in data.summary.get("rows", [])):
+        out.append("FreeTextFOR is §5.6's reading (free-text leaks over every forbidden "
+                   "opportunity of the calls); FreeTextFOR_field counts each free-text field over "
+                   "the opportunities of the calls that have that field (docs/metrics.md).")
+    return out
+
+
+def _keep_note(text: str, stated: str, agents: list[str], guards: list[str]) -> bool:
+    """A runner note is repeated unless already stated, or about an agent/guard not in the run."""
+    lowered = text.lower()
+    if "#37659" in text and ("#37659" in stated or "langchain-pii" not in guards):
+        return False
+    if ("not a measurement of any llm" in lowered or lowered.startswith("leaky ")) and (
+            "any LLM" in stated or not any(a.split(":", 1)[0] == "leaky" for a in agents)):
+        return False
+    return bool(text)
+
+
 def caveats(data: RunData) -> list[str]:
     """The statements every rendering of the report makes about what its numbers mean."""
     det = data.run.get("detector") or {}
-    out = [f"Evaluator detector (scores every call the backends received): "
+    out = ["References such as Table 9 or Figure 7a are to the ToolPrivacyBench paper (seed "
+           "000); each is explained in a phrase where it appears. Percentages throughout; FOR = "
+           "share of forbidden (atom, tool) opportunities that leaked, lower is better; "
+           "TaskSuccess = utility, higher is better (docs/metrics.md).",
+           f"Evaluator detector (scores every call the backends received): "
            f"{_settings(det.get('evaluator'))}.",
            f"Guard detector (what tpguard's guard runs at the gateway): "
            f"{_settings(det.get('guard'))}."]
+    out += _scoring(data)
     agents = sorted({a for a, _, _ in data.configs})
     guards = sorted({g for _, g, _ in data.configs})
     if any(a.split(":", 1)[0] == "leaky" for a in agents):
@@ -79,52 +120,118 @@ def caveats(data: RunData) -> list[str]:
                    "as tpguard. That is more generous than where LangChain's `PIIMiddleware` "
                    "really acts: it does not scan tool-call arguments "
                    "(langchain-ai/langchain#37659).")
+    if (presidio := presidio_statement(data)) is not None:
+        out.append(presidio)
     if "audit" in guards:
         out.append("`audit` observes and records only; its rows should match `off` except for "
                    "run-to-run noise in the agent.")
     stated = " ".join(out)
-    for note in data.run.get("notes", []):  # the runner's own notes, unless already stated above
-        text = str(note)
-        if text and not (("#37659" in text and "#37659" in stated)
-                         or ("not a measurement of any LLM" in text and "any LLM" in stated)):
-            out.append(text)
+    out += [str(n) for n in data.run.get("notes", []) if _keep_note(str(n), stated, agents, guards)]
     out += data.notes
     return out
 
 
+def _tables(title: str, pieces: Sequence[Table], note: str = "", level: str = "##"
+            ) -> list[str]:
+    """A heading, then each piece of a split table (sub-headed when there are several)."""
+    parts = ["", f"{level} {title}"]
+    for piece in pieces:
+        if len(pieces) > 1:
+            parts += ["", f"{level}# {piece.title}"]
+        parts += ["", md_table(piece)]
+    if note:
+        parts += ["", f"_{note}_"]
+    return parts
+
+
+def _spaced(parts: list[str]) -> list[str]:
+    out: list[str] = []
+    for p in parts:
+        if p == "" and (not out or out[-1] == ""):
+            continue
+        out.append(p)
+    return out
+
+
+def _figure(path: str, alt: str) -> list[str]:
+    return ["", f"![{alt}]({path})"]
+
+
 def render_markdown(data: RunData, t: ReportTables, files: Sequence[str] = ()) -> str:
-    parts = ["# tpguard benchmark report", ""]
-    parts += [f"- **{k}**: {_cell(v)}" for k, v in run_facts(data)]
+    figures = [f for f in files if f.startswith("figures/") and f.endswith(".png")]
+    placed: set[str] = set()
+
+    def fig(name: str, alt: str) -> list[str]:
+        if name not in figures:
+            return []
+        placed.add(name)
+        return _figure(name, alt)
+
+    summary = overview(data, t.loss_text)
+    parts = ["# tpguard benchmark report", "", "## Summary", "", summary[0], ""]
+    parts += [f"- {s}" for s in summary[1:-1]] + ["", summary[-1]]
+    errors = error_table(data)
+    if errors is not None:
+        parts += _tables(errors.title, split(errors, [("", errors.columns[3:])]), errors.note)
+    parts += ["", "## Run", ""] + [f"- **{k}**: {_cell(v)}" for k, v in run_facts(data)]
     parts += ["", "## How to read this report", ""] + [f"- {c}" for c in caveats(data)]
     for m in t.main:
-        parts += ["", f"## {m.title}", "", md_table(m), "", f"_{m.note}_"]
+        parts += _tables(m.title, split(m, MAIN_GROUPS), m.note)
     for c in t.ci:
-        parts += ["", f"### {c.title}", "", md_table(c)]
-    parts += ["", f"## {t.comparison.title}", "", md_table(t.comparison), "",
-              f"_{t.comparison.note}_", "", "## Where tpguard loses", ""]
+        parts += _tables(c.title, split(ci_view(c), MAIN_GROUPS), "", "###")
+    parts += _tables(t.comparison.title, split(t.comparison, COMPARISON_GROUPS),
+                     t.comparison.note)
+    parts += ["", "## Where tpguard loses", ""]
     parts += [f"- {s}" for s in t.loss_text] or [
         "- In this run no baseline row has a higher TaskSuccess or a lower FOR than `enforce` or "
         "`redact`, and neither costs TaskSuccess against `off`."]
+    parts += ["", f"## Privacy–utility trade-off — as the paper's {ref('Figure 6')}", "",
+              "x = TaskSuccess, y = 100 − MT-POI (upper right is better); colour = guard, marker "
+              "= agent; bars are 95 % bootstrap intervals."]
+    parts += fig("figures/scatter.png", "Privacy–utility scatter: TaskSuccess against 100 − MT-POI")
     parts += ["", f"## {t.paths.title}", "", md_table(t.paths), "",
-              "### Risky transition rate by type (% of transitions; Table 9)", "",
-              md_table(t.transitions_pivot), "", f"_{t.transitions.note}_"]
+              f"### Risky transition rate by type (% of transitions; {ref('Table 9')})"]
+    parts += [*_pivot(t.transitions_pivot), "", f"_{t.transitions.note}_"]
     for cfg in reference_configs(data):
         where = dict(zip(("Agent", "Guard", "Suite"), cfg, strict=True))
         label = f"`{cfg[0]}` / `{cfg[1]}` ({cfg[2]})"
-        parts += ["", f"### Table 9 — {label}", "",
+        parts += ["", f"### {ref('Table 9')} — {label}", "",
                   md_table(t.transitions, where=where, drop=("Agent", "Guard", "Suite")),
-                  "", f"### Table 10a — domains, {label}", "",
+                  "", f"### {ref('Table 10a')} — domains, {label}", "",
                   md_table(t.domains, where=where, drop=("Agent", "Guard", "Suite")),
-                  "", f"### Table 10b — atom types, {label}", "",
+                  "", f"### {ref('Table 10b')} — atom types, {label}", "",
                   md_table(t.atom_types, where=where, drop=("Agent", "Guard", "Suite"))]
-    parts += ["", "## FOR by domain and guard", "", md_table(t.domain_pivot),
-              "", "## Leakage by sink (Figure 7a): FOR", "", md_table(t.sink_pivot),
-              "", "## Free-text fields (Figure 7b): FreeTextFOR", "", md_table(t.field_pivot),
-              "", "### FTSlotRate", "", md_table(t.slot_pivot),
-              "", f"## {t.atom_sink.title}", "",
-              "_Full grid per agent × guard in `tables/atom_type_sink.csv` and the HTML heatmap._",
-              "", f"## {t.sensitivity.title}", "", md_table(t.sensitivity), "",
+    parts += ["", f"## FOR by domain and guard — {ref('Table 10a')}", *_pivot(t.domain_pivot)]
+    parts += ["", f"## FOR by information sink — {ref('Figure 7a')}", *_pivot(t.sink_pivot)]
+    parts += fig("figures/sinks.png", "FOR by information sink, per agent and guard")
+    parts += ["", f"## FreeTextFOR by free-text field — {ref('Figure 7b')}", *_pivot(t.field_pivot)]
+    parts += fig("figures/fields.png", "FreeTextFOR by free-text field, per agent and guard")
+    parts += ["", "### FTSlotRate (share of non-empty free-text slots carrying a forbidden atom)"]
+    parts += _pivot(t.slot_pivot)
+    parts += fig("figures/fields_slotrate.png", "FTSlotRate by free-text field")
+    parts += ["", f"## {t.atom_sink.title}", "",
+              "_Full grid per agent × guard in `tables/atom_type_sink.csv` and the HTML heatmap; "
+              "the figures show each agent's unguarded (`off`) configuration._"]
+    for name in sorted(f for f in figures if "/heatmap_" in f):
+        parts += fig(name, "Atom type × sink heatmap " + name.split("heatmap_", 1)[1][:-4])
+    parts += ["", f"## {t.sensitivity.title}", "", md_table(t.sensitivity), "",
               f"_{t.sensitivity.note}_"]
+    rest = [f for f in figures if f not in placed]
+    if rest:
+        parts += ["", "## Other figures"]
+        for name in rest:
+            parts += fig(name, name)
     if files:
         parts += ["", "## Files", ""] + [f"- `{f}`" for f in files]
-    return "\n".join(parts) + "\n"
+    return "\n".join(_spaced(parts)) + "\n"
+
+
+def _pivot(table: Table) -> list[str]:
+    """A wide pivot as one table per agent."""
+    pieces = by_agent(table)
+    out: list[str] = []
+    for piece in pieces:
+        if len(pieces) > 1:
+            out += ["", f"**{piece.title}**"]
+        out += ["", md_table(piece)]
+    return out

@@ -18,6 +18,8 @@ import plotly.graph_objects as go
 from ._collect import ReportTables
 from ._crosstab import Config, CrossTab
 from ._load import RunData
+from ._refs import ref
+from ._style import scatter_series
 from ._tables import Table, ordered_configs
 
 __all__ = ["bar_fig", "config_label", "figures", "heatmap_fig", "scatter_fig", "scatter_points"]
@@ -32,38 +34,31 @@ def _multi_suite(data: RunData) -> bool:
 
 
 def scatter_points(data: RunData) -> list[dict[str, Any]]:
-    """``{label, x, y, x_lo, x_hi, y_lo, y_hi}`` per row with both coordinates defined."""
-    multi = _multi_suite(data)
-    out = []
-    for r in ordered_configs(data):
-        ts, poi = r.get("TaskSuccess"), r.get("MT-POI")
-        if ts is None or poi is None:
-            continue
-        ci = r.get("ci") or {}
-        ts_ci, poi_ci = ci.get("TaskSuccess") or [ts, ts], ci.get("MT-POI") or [poi, poi]
-        out.append({"label": config_label((r["agent"], r["guard"], r["suite"]), multi),
-                    "agent": r["agent"], "guard": r["guard"], "suite": r["suite"],
-                    "x": ts, "y": 100.0 - poi, "x_lo": ts_ci[0], "x_hi": ts_ci[1],
-                    "y_lo": 100.0 - poi_ci[1], "y_hi": 100.0 - poi_ci[0]})
-    return out
+    """The scatter's points (:func:`._style.scatter_series`): true and drawn coordinates, style."""
+    return scatter_series(data)
 
 
 def scatter_fig(data: RunData) -> go.Figure:
+    """Figure 6 with the PNG's encoding: colour = guard, marker = agent, dodged ``x``; the hover
+    shows the true values."""
     fig = go.Figure()
-    for p in scatter_points(data):
+    for p in scatter_series(data):
         fig.add_trace(go.Scatter(
-            x=[p["x"]], y=[p["y"]], mode="markers", name=html.escape(p["label"]),
-            marker={"size": 12},
+            x=[p["x_drawn"]], y=[p["y"]], mode="markers", name=html.escape(p["label"]),
+            marker={"size": 12, "color": p["colour"], "symbol": p["symbol"],
+                    "line": {"width": 1, "color": p["colour"]}},
             error_x={"type": "data", "array": [p["x_hi"] - p["x"]],
-                     "arrayminus": [p["x"] - p["x_lo"]]},
+                     "arrayminus": [p["x"] - p["x_lo"]], "color": p["colour"]},
             error_y={"type": "data", "array": [p["y_hi"] - p["y"]],
-                     "arrayminus": [p["y"] - p["y_lo"]]},
-            hovertemplate="TaskSuccess %{x:.2f}<br>100 − MT-POI %{y:.2f}<extra>%{fullData.name}"
-                          "</extra>",
+                     "arrayminus": [p["y"] - p["y_lo"]], "color": p["colour"]},
+            customdata=[[p["x"]]],
+            hovertemplate="TaskSuccess %{customdata[0]:.2f}<br>100 − MT-POI %{y:.2f}"
+                          "<extra>%{fullData.name}</extra>",
         ))
-    fig.update_layout(title="Privacy–utility trade-off (upper right is better)",
+    fig.update_layout(title="Privacy–utility trade-off (upper right is better; colour = guard, "
+                            "marker = agent)",
                       xaxis_title="TaskSuccess (%)", yaxis_title="privacy score = 100 − MT-POI",
-                      height=520, template="plotly_white")
+                      height=560, template="plotly_white")
     return fig
 
 
@@ -140,10 +135,10 @@ def figures(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab]
             ) -> list[tuple[str, go.Figure | None]]:
     """``(section title, figure)`` in report order."""
     return [
-        ("Privacy–utility trade-off (Figure 6)", scatter_fig(data)),
-        ("Leakage by information sink (Figure 7a)",
+        (f"Privacy–utility trade-off — {ref('Figure 6')}", scatter_fig(data)),
+        (f"Leakage by information sink — {ref('Figure 7a')}",
          bar_fig(data, t.sinks, "Sink", ("FOR", "SWLR", "FreeTextFOR"), "FOR, SWLR, FreeTextFOR by sink")),
-        ("Free-text fields (Figure 7b)",
+        (f"Free-text fields — {ref('Figure 7b')}",
          bar_fig(data, t.fields, "Field", ("FTSlotRate", "FreeTextFOR"),
                  "FTSlotRate and FreeTextFOR by free-text field")),
         ("Atom type × sink", heatmap_fig(data, tabs)),

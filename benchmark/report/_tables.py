@@ -20,9 +20,11 @@ from typing import Any
 from ..metrics import KEYS, CaseScore, summary_row
 from ._crosstab import Config, CrossTab
 from ._load import RunData
+from ._refs import ref
 
 __all__ = [
     "MAIN_COLUMNS",
+    "MAIN_GROUPS",
     "Table",
     "atom_sink_table",
     "atom_type_table",
@@ -30,6 +32,7 @@ __all__ = [
     "domain_table",
     "field_table",
     "fmt",
+    "main_columns",
     "main_tables",
     "ordered_configs",
     "paths_table",
@@ -45,6 +48,17 @@ __all__ = [
 MAIN_COLUMNS: tuple[str, ...] = ("Task", "Workflow", "GoldArg", "FOR", "SWLR", "ToolFOR",
                                  "FreeTextFOR", "MT-POI", "TaskSuccess", "SMTC", "LTCR",
                                  "FTSlotRate", "MidFOR")
+#: Keys a row carries only from some runners/scorers on: shown when any row has them.
+OPTIONAL_COLUMNS: tuple[tuple[str, str], ...] = (("FreeTextFOR_field", "FreeTextFOR"),
+                                                 ("errors", ""), ("n_total", ""))
+#: How wide tables are split for the page: (part title, columns); identity columns repeat.
+MAIN_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("utility (↑ better)", ("n", "n_total", "errors", "Task", "Workflow", "GoldArg",
+                            "TaskSuccess")),
+    ("privacy (↓ better)", ("FOR", "SWLR", "ToolFOR", "FreeTextFOR", "FreeTextFOR_field",
+                            "MidFOR")),
+    ("combined and diagnostics", ("MT-POI", "SMTC", "LTCR", "FTSlotRate")),
+)
 _GUARD_ORDER = ("off", "audit", "enforce", "redact")
 
 
@@ -100,14 +114,24 @@ def _suites(data: RunData) -> list[str]:
     return sorted({r["suite"] for r in data.summary.get("rows", [])})
 
 
+def main_columns(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """:data:`MAIN_COLUMNS` plus the optional keys some row carries (after the key named)."""
+    cols = list(MAIN_COLUMNS)
+    for key, after in OPTIONAL_COLUMNS:
+        if any(key in r for r in rows):
+            cols.insert(cols.index(after) + 1 if after else 0, key)
+    return cols
+
+
 def main_tables(data: RunData) -> list[Table]:
     """Tables 7/8: one per suite, one row per agent × guard."""
     out = []
     for suite in _suites(data):
-        rows = [[r["agent"], r["guard"], r["n"], *(r.get(k) for k in MAIN_COLUMNS)]
-                for r in ordered_configs(data) if r["suite"] == suite]
-        out.append(Table(f"main_{slug(suite)}", f"Overall results — {suite} (Tables 7/8)",
-                         ["Agent", "Guard", "n", *MAIN_COLUMNS], rows,
+        suite_rows = [r for r in ordered_configs(data) if r["suite"] == suite]
+        cols = main_columns(suite_rows)
+        rows = [[r["agent"], r["guard"], r["n"], *(r.get(k) for k in cols)] for r in suite_rows]
+        out.append(Table(f"main_{slug(suite)}", f"Overall results — {suite} — as the paper's {ref('Tables 7/8')}",
+                         ["Agent", "Guard", "n", *cols], rows,
                          "Percentages; MT-POI and SMTC 0–100. ↓ better: FOR, SWLR, ToolFOR, "
                          "FreeTextFOR, MT-POI, LTCR, FTSlotRate, MidFOR. ↑ better: the rest."))
     return out
@@ -157,13 +181,13 @@ def _long(data: RunData, name: str, title: str, label: str, by: str,
 
 
 def sink_table(data: RunData) -> Table:
-    return _long(data, "sinks", "Leakage by information sink (Figure 7a)", "Sink", "sink",
+    return _long(data, "sinks", f"Leakage by information sink — as the paper's {ref('Figure 7a')}", "Sink", "sink",
                  ("FOR", "SWLR", "FreeTextFOR", "opportunities", "leaks"),
                  "Pooled over the calls to tools of each sink.")
 
 
 def field_table(data: RunData) -> Table:
-    return _long(data, "fields", "Free-text fields (Figure 7b)", "Field", "field",
+    return _long(data, "fields", f"Free-text fields — as the paper's {ref('Figure 7b')}", "Field", "field",
                  ("FTSlotRate", "FreeTextFOR", "slots", "opportunities", "leaks"),
                  "FTSlotRate: non-empty slots with ≥ 1 forbidden atom; FreeTextFOR over the "
                  "forbidden opportunities of the calls that have the field.")
@@ -174,7 +198,7 @@ def domain_table(data: RunData) -> Table:
     groups: dict[tuple[str, str, str, str], list[CaseScore]] = {}
     for s in data.scores:
         groups.setdefault((s.agent, s.guard, s.suite, s.domain), []).append(s)
-    t = _long(data, "domains", "Domain breakdown (Table 10a / B.12)", "Domain", "domain",
+    t = _long(data, "domains", f"Domain breakdown — as the paper's {ref('Table 10a')} and {ref('Table B.12')}", "Domain", "domain",
               ("n_cases", "FOR", "SWLR", "FreeTextFOR"))
     t.columns.append("TaskSuccess")
     for row in t.rows:
@@ -185,7 +209,8 @@ def domain_table(data: RunData) -> Table:
 
 def atom_type_table(data: RunData, tabs: dict[Config, CrossTab]) -> Table:
     """Table 10b / B.13–B.14, with the most common unauthorized sink of each atom type."""
-    t = _long(data, "atom_types", "Private-atom-type breakdown (Table 10b / B.13–B.14)",
+    t = _long(data, "atom_types", f"Private-atom-type breakdown — as the paper's {ref('Table 10b')} and "
+              f"{ref('Tables B.13–B.14')}",
               "Atom type", "atom_type", ("FOR", "SWLR", "FreeTextFOR", "opportunities", "leaks"))
     t.columns += ["Common unauthorized sink", "disclosures to it"]
     for row in t.rows:
@@ -222,7 +247,7 @@ def paths_table(data: RunData) -> Table:
         rows.append([r["agent"], r["guard"], r["suite"], p.get("n"), p.get("leaky_trajectories"),
                      p.get("LeakyTrajectoryRate"), p.get("FirstLeakStep"),
                      p.get("LeakPropagationDepth")])
-    return Table("paths", "Workflow path diagnostics (§7.5)",
+    return Table("paths", f"Workflow path diagnostics — as the paper's {ref('§7.5')}",
                  ["Agent", "Guard", "Suite", "trajectories", "leaky", "LeakyTrajectoryRate",
                   "FirstLeakStep", "LeakPropagationDepth"], rows)
 
@@ -235,7 +260,7 @@ def transitions_table(data: RunData) -> Table:
             rows.append([r["agent"], r["guard"], r["suite"], kind, v.get("n"),
                          v.get("FirstLeakFreq"), v.get("LeakPropagationDepth"),
                          v.get("RiskyTransitionRate")])
-    return Table("transitions", "Workflow path analysis by transition type (Table 9)",
+    return Table("transitions", f"Workflow path analysis by transition type — as the paper's {ref('Table 9')}",
                  ["Agent", "Guard", "Suite", "Transition", "n", "FirstLeakFreq",
                   "LeakPropagationDepth", "RiskyTransitionRate"], rows,
                  "FirstLeakFreq and RiskyTransitionRate in % of the observed transitions of the "
@@ -249,7 +274,7 @@ def sensitivity_table(data: RunData) -> Table:
     suites = sorted(per)
     names = list((ws.get("mean") or {}).keys())
     rows = [[n, *(per[s].get(n) for s in suites), (ws.get("mean") or {}).get(n)] for n in names]
-    return Table("weight_sensitivity", "MT-POI weight sensitivity (Appendix D.2, Table D.15)",
+    return Table("weight_sensitivity", f"MT-POI weight sensitivity — as the paper's Appendix D.2, {ref('Table D.15')}",
                  ["Weighting", *(f"ρ {s}" for s in suites), "ρ mean"], rows,
                  "Spearman ρ between the agent × guard ranking by default MT-POI and by each "
                  "alternative weighting (— : undefined, e.g. fewer than two rows).")
