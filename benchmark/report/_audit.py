@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from ..cases.schema import Case
+from ..runner import record_error
 from ._load import RunData
 
 __all__ = ["audit_data", "audit_html"]
@@ -53,10 +54,13 @@ def _clean_path(path: str, secrets: list[str]) -> str:
 
 
 def _error(rec: dict[str, Any]) -> str | None:
-    err = (rec.get("result") or {}).get("error")
-    if not err:
+    """The case-run's error class (``record_error``), or the agent's scored outcome (a step
+    limit), by type name only."""
+    err = record_error(rec)
+    name = err.get("type") if err else (rec.get("result") or {}).get("error")
+    if not name:
         return None
-    return str(err) if _IDENT.match(str(err)) else "error"
+    return str(name) if _IDENT.match(str(name)) else "error"
 
 
 def audit_data(data: RunData, cases: dict[tuple[str, str], Case]) -> dict[str, Any]:

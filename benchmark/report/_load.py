@@ -1,8 +1,9 @@
 """Reading a run directory: ``run.json``, ``records.jsonl`` and ``summary.json``.
 
-``summary.json`` is the runner's ``metrics.summarize(scores)`` plus ``{"run": run.json}``. When it
+``summary.json`` is the runner's ``summarize_records(records)`` plus ``{"run": run.json}``. When it
 is missing or stale (older than ``records.jsonl``, or its rows do not count the records) it is
-rebuilt here from the records' scores the same way, so a report always shows what the records say.
+rebuilt here the same way (errored case-runs counted per row, never scored), so a report always
+shows what the records say.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..cases.schema import Case
-from ..metrics import CaseScore, summarize
+from ..metrics import CaseScore
+from ..runner import record_error, summarize_records
 
 __all__ = ["RunData", "RunDirError", "load_cases", "load_run", "record_key"]
 
@@ -41,6 +43,7 @@ class RunData:
     scores: list[CaseScore]
     summary: dict[str, Any]
     notes: list[str] = field(default_factory=list)  # what the loader had to do (rebuilt, skipped)
+    errored: list[dict[str, Any]] = field(default_factory=list)  # failed case-runs, never scored
     summary_rebuilt: bool = False
 
     @property
@@ -86,8 +89,8 @@ def _read_records(path: Path, notes: list[str]) -> list[dict[str, Any]]:
             except json.JSONDecodeError:
                 bad += 1
                 continue
-            if isinstance(rec, dict) and isinstance(rec.get("score"), dict):
-                by_key[record_key(rec)] = _value_free(rec)
+            if isinstance(rec, dict) and rec.get("agent") is not None:
+                by_key[record_key(rec)] = _value_free(rec)  # errored case-runs included
             else:
                 bad += 1
     if bad:
@@ -116,7 +119,10 @@ def load_run(run_dir: str | Path, *, write_summary: bool = True) -> RunData:
     run = _read_json(run_dir / "run.json") if (run_dir / "run.json").is_file() else {}
     if not run:
         notes.append("run.json is missing: run configuration and detector settings are unknown.")
-    records = _read_records(records_path, notes)
+    all_records = _read_records(records_path, notes)
+    # Errored case-runs are reported as errors (summary rows' ``errors``), never scored.
+    records = [r for r in all_records
+               if record_error(r) is None and isinstance(r.get("score"), dict)]
     scores = [CaseScore.from_dict(r["score"]) for r in records]
     for s, r in zip(scores, records, strict=True):  # the record's identity is authoritative
         s.agent, s.guard = str(r.get("agent", s.agent)), str(r.get("guard", s.guard))
@@ -127,15 +133,16 @@ def load_run(run_dir: str | Path, *, write_summary: bool = True) -> RunData:
             summary = _read_json(summary_path)
         except RunDirError:
             summary = {}
-    rebuilt = not summary or _stale(summary_path, records_path, summary, len(records))
+    rebuilt = not summary or _stale(summary_path, records_path, summary, len(all_records))
     if rebuilt:
-        summary = summarize(scores)
+        summary = summarize_records(all_records)
         summary["run"] = run
         notes.append("summary.json was missing or older than records.jsonl and was rebuilt from "
                      "the records.")
         if write_summary:
             summary_path.write_text(json.dumps(summary, indent=1, default=str), encoding="utf-8")
-    return RunData(run_dir, run, records, scores, summary, notes, rebuilt)
+    errored = [r for r in all_records if record_error(r) is not None or r.get("score") is None]
+    return RunData(run_dir, run, records, scores, summary, notes, errored, rebuilt)
 
 
 def _suite_names(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> list[str]:

@@ -114,7 +114,7 @@ def error_table(data: RunData) -> Table | None:
     """Rows whose case-runs failed (summary ``errors`` > 0), with the error classes of their
     records; ``None`` when no row reports errors (or the rows predate error accounting)."""
     classes: dict[tuple[str, str, str], Counter[str]] = {}
-    for rec in data.records:
+    for rec in (*data.records, *data.errored):
         if (cls := _error_class(rec)) is not None:
             key = (str(rec.get("agent")), str(rec.get("guard")), str(rec.get("suite")))
             classes.setdefault(key, Counter())[cls] += 1
