@@ -36,6 +36,7 @@ def perf(
     if as_json:
         typer.echo(json.dumps(to_json(run), indent=2))
     else:
-        render(run, Console())
+        out = Console()
+        render(run, out if out.is_terminal else Console(width=120))  # logs: no wrapped names
     if check and not all(r.ok for r in ratios(run)):
         raise typer.Exit(1)

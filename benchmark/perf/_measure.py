@@ -109,7 +109,6 @@ def measure(
 ) -> Figure:
     """Median ns per call of ``fn``. ``setup``/``teardown`` run untimed around each sample (a batch,
     or one call when ``batch`` is false)."""
-    gc.collect()
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -131,7 +131,8 @@ def _ratio_cell(r: Ratio) -> str:
     if r.value is None:
         return "n/a"
     sign = {"at_least": "≥ ", "at_most": "≤ "}.get(r.bound, "")
-    return f"{sign}{r.value:.3g} {'ms' if r.unit == 'ms' else '×'}"
+    number = f"{r.value:,.0f}" if r.value >= 100 else f"{r.value:.3g}"
+    return f"{sign}{number} {'ms' if r.unit == 'ms' else '×'}"
 
 
 def render(run: PerfRun, console: Console) -> None:

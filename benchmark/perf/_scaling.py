@@ -35,7 +35,9 @@ from ._workload import (
 
 __all__ = ["length_series", "nested_series", "session_figures"]
 
-_MEMORY_CAP_FACTOR = 3  # tracemalloc slows allocation-heavy code down about threefold
+# tracemalloc slows allocation-heavy code down several times: the memory figure may take 10× the
+# session entry (between three and six caps) before it is reported as timed out.
+_MEMORY_SLOWDOWN = 10
 
 
 def _text_guard_atoms(bench: Bench) -> int:
@@ -78,11 +80,12 @@ def session_figures(bench: Bench) -> None:
         with guard.session(atoms=five):
             pass
 
-    bench.time(f"session_entry_{count_label(n)}_atoms", enter, batch=False)
+    entry = bench.time(f"session_entry_{count_label(n)}_atoms", enter, batch=False)
     _register(bench, guard)
     bench.progress("session memory")
-    bench.memory[f"session_{count_label(n)}_atoms"] = _session_memory(
-        guard, five, bench.sizes.cap_s * _MEMORY_CAP_FACTOR)
+    cap = bench.sizes.cap_s
+    cap_s = min(max(3 * cap, _MEMORY_SLOWDOWN * (entry.estimate_ns or 0) / 1e9), 6 * cap)
+    bench.memory[f"session_{count_label(n)}_atoms"] = _session_memory(guard, five, cap_s)
 
 
 def _register(bench: Bench, guard: Any) -> None:

@@ -202,6 +202,8 @@ def long_text(size: int, *, multiline: bool) -> str:
     total = i = 0
     while total < size:
         for j, line in enumerate(blocks[i % len(blocks)]):
+            if not line and not multiline:  # blank lines exist only in the multi-line text
+                continue
             sep = _SEPARATORS[(i + j) % len(_SEPARATORS)] if multiline else " "
             parts.append(line + sep)
             total += len(line) + len(sep)
