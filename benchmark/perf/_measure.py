@@ -28,6 +28,7 @@ __all__ = ["Figure", "MeasurementTimeout", "deadline", "measure"]
 
 _BATCH_NS = 2_000_000  # a batch of fast calls lasts ~2 ms, far above the timer's resolution
 _SLOW_NS = 1_000_000_000  # a first call this slow is the figure (cold-start effects are small)
+_SETUP_CAPS = 3  # an untimed setup may take three caps before the figure is reported as timed out
 _OVERRUN = 4  # slow calls may take fewer than min_repeats samples, within 4 budgets
 
 
@@ -122,9 +123,10 @@ def measure(
 
 def _one(fn: Callable[[], Any], calls: int, cap_s: float, setup: Callable[[], Any] | None,
          teardown: Callable[[], Any] | None) -> int:
-    if setup is not None:
-        setup()
     try:
+        if setup is not None:
+            with deadline(_SETUP_CAPS * cap_s):  # untimed, but bounded too
+                setup()
         return _timed(fn, calls, cap_s)
     finally:
         if teardown is not None:

@@ -144,7 +144,9 @@ def render(run: PerfRun, console: Console) -> None:
     for name, f in run.figures.items():
         figs.add_row(name, _figure_cell(f, run.sizes.cap_s), f"{f.n} × {f.calls}" if f.n else "—")
     for name, m in run.memory.items():
-        held = "timed out" if m.get("bytes") is None else f"{m['bytes'] / 2**20:,.1f} MB"
+        held = (f"{m['bytes'] / 2**20:,.1f} MB" if m.get("bytes") is not None
+                else "[yellow]skipped[/] (session entry timed out)" if m.get("skipped")
+                else "[yellow]timed out[/]")
         figs.add_row(f"memory: {name}", held, "tracemalloc")
     console.print(figs)
     table = Table(title=f"ratios and targets{quick}", title_justify="left")

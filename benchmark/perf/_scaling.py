@@ -36,7 +36,8 @@ from ._workload import (
 __all__ = ["length_series", "nested_series", "session_figures"]
 
 # tracemalloc slows allocation-heavy code down several times: the memory figure may take 10× the
-# session entry (between three and six caps) before it is reported as timed out.
+# session entry (between three and six caps) before it is reported as timed out; it is skipped
+# when the session entry itself timed out.
 _MEMORY_SLOWDOWN = 10
 
 
@@ -82,10 +83,14 @@ def session_figures(bench: Bench) -> None:
 
     entry = bench.time(f"session_entry_{count_label(n)}_atoms", enter, batch=False)
     _register(bench, guard)
+    name = f"session_{count_label(n)}_atoms"
+    if entry.timed_out:  # under tracemalloc it would be slower still: report, do not wait
+        bench.memory[name] = {"bytes": None, "timed_out": True, "skipped": True}
+        return
     bench.progress("session memory")
     cap = bench.sizes.cap_s
     cap_s = min(max(3 * cap, _MEMORY_SLOWDOWN * (entry.estimate_ns or 0) / 1e9), 6 * cap)
-    bench.memory[f"session_{count_label(n)}_atoms"] = _session_memory(guard, five, cap_s)
+    bench.memory[name] = _session_memory(guard, five, cap_s)
 
 
 def _register(bench: Bench, guard: Any) -> None:
@@ -121,8 +126,8 @@ def _session_memory(guard: Any, atoms: list[Any], cap_s: float) -> dict[str, Any
             with guard.session(atoms=atoms):
                 gc.collect()
                 held = tracemalloc.get_traced_memory()[0] - before
-        return {"bytes": held, "timed_out": False}
+        return {"bytes": held, "timed_out": False, "skipped": False}
     except MeasurementTimeout:
-        return {"bytes": None, "timed_out": True, "cap_s": cap_s}
+        return {"bytes": None, "timed_out": True, "skipped": False, "cap_s": cap_s}
     finally:
         tracemalloc.stop()
