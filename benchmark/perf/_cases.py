@@ -119,6 +119,12 @@ def call_figures(bench: Bench) -> None:
     guarded = guard_tool(_bare_tool(), purpose=SPEC.purpose, sink=SPEC.sink, free_text=SPEC.free_text,
                          guard=Guard(policy(10), mode="redact", tracer_provider=NoOpTracerProvider()))
     bench.time("guarded_langchain", lambda: guarded.invoke(args))
+    # The baseline again, after the guarded figures, and the lower median kept: a burst of load
+    # on a shared machine during one measurement of the baseline must not flatter the guard.
+    first = bench.figures["bare_langchain"]
+    again = bench.time("bare_langchain", lambda: bare.invoke(args))
+    if first.median_ns is not None and (again.median_ns is None or first.median_ns < again.median_ns):
+        bench.figures["bare_langchain"] = first
     _baselines(bench, args)
 
 
