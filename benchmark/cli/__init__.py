@@ -11,6 +11,7 @@ import typer
 from ._audit import audit
 from ._cases import cases
 from ._check import check
+from ._perf import perf
 from ._report import register as _register_report
 from ._run import run
 
@@ -20,6 +21,7 @@ bench_app = typer.Typer(name="bench", help="Benchmark suites, runs and reports."
                         no_args_is_help=True, add_completion=False)
 bench_app.command("cases")(cases)
 bench_app.command("check")(check)
+bench_app.command("perf")(perf)
 bench_app.command("run")(run)
 _register_report(bench_app)  # report, compare
 

@@ -1,0 +1,58 @@
+"""``tpguard bench perf``: what the guard costs per tool call and how that cost scales, in one run.
+
+One process measures, side by side: a bare LangChain tool call; ``Guard.check`` in every mode;
+``Guard.intercept`` with the OpenTelemetry SDK recording; a guarded LangChain tool call; the
+LangChain-PII and Presidio baselines; and the scaling series (atoms 10 → 100,000; argument length
+1 KB → 1 MB single-spaced and multi-line; 1k → 10k nested leaves; session entry, ``register`` and
+session memory at the largest policy). The ratios and their targets are issue 9's (see
+``docs/perf.md``). A benchmark, not a test: machines are noisy, read the ratios.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ._cases import Bench, atom_series, call_figures
+from ._measure import Figure, MeasurementTimeout, measure
+from ._report import RATIOS, Ratio, ratios, render, to_json
+from ._scaling import length_series, nested_series, session_figures
+from ._workload import SIZES, Sizes
+
+__all__ = ["RATIOS", "SIZES", "Figure", "MeasurementTimeout", "PerfRun", "Ratio", "Sizes",
+           "machine", "measure", "ratios", "render", "run_perf", "to_json"]
+
+
+@dataclass(frozen=True)
+class PerfRun:
+    """The figures (ns per call), memory figures and sizes of one run."""
+
+    sizes: Sizes
+    figures: dict[str, Figure]
+    memory: dict[str, dict[str, Any]]
+    machine: dict[str, Any]
+
+
+def machine() -> dict[str, Any]:
+    """What the figures were measured on (shared machines: the load average matters)."""
+    affinity = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    return {"cpu_count": os.cpu_count(), "cpus_usable": affinity,
+            "python": sys.version.split()[0], "implementation": platform.python_implementation(),
+            "platform": platform.platform(), "load_average": load}
+
+
+def run_perf(sizes: Sizes, progress: Callable[[str], None] = lambda _: None) -> PerfRun:
+    """Run every measurement once, in a fixed order, and return the figures."""
+    mach = machine()
+    bench = Bench(sizes, progress)
+    call_figures(bench)
+    atom_series(bench)
+    length_series(bench)
+    nested_series(bench)
+    session_figures(bench)
+    return PerfRun(sizes, bench.figures, bench.memory, mach)

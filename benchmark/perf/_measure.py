@@ -1,0 +1,158 @@
+"""Timing helpers: warm up, repeat, take the median, and never hang.
+
+``measure(fn)`` calls ``fn`` once to warm up, then times batches of calls with
+``time.perf_counter_ns`` (GC disabled during the batches) until it has ``min_repeats`` samples and
+has spent ``budget_s`` (slow calls: fewer samples, within four budgets); the figure is the median
+per call. An operation whose first call takes more than a second (and more than the budget) is
+reported from that single call. One call longer than ``cap_s`` is interrupted (``SIGALRM``
+on the main thread of a POSIX process) and reported as timed out, with the cap as a lower bound:
+a quadratic core must show up as a figure, not as a run that never ends.
+
+``pyperf``/``timeit`` were not used: ``timeit`` has no time budget or cap, and ``pyperf`` spawns
+worker processes, which would rebuild the 100,000-atom guard in each.
+"""
+
+from __future__ import annotations
+
+import gc
+import signal
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+__all__ = ["Figure", "MeasurementTimeout", "deadline", "measure"]
+
+_BATCH_NS = 2_000_000  # a batch of fast calls lasts ~2 ms, far above the timer's resolution
+_SLOW_NS = 1_000_000_000  # a first call this slow is the figure (cold-start effects are small)
+_SETUP_CAPS = 3  # an untimed setup may take three caps before the figure is reported as timed out
+_OVERRUN = 4  # slow calls may take fewer than min_repeats samples, within 4 budgets
+
+
+class MeasurementTimeout(BaseException):
+    """One call ran past its cap. A ``BaseException``, so the guard's own fail-closed
+    ``except Exception`` cannot swallow it."""
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One measured figure: the median ns per call over ``n`` samples of ``calls`` calls each.
+
+    A timed-out figure has no median; ``at_least_ns`` is a lower bound (the cap, or a projection
+    from the part that finished). ``skipped`` means it was not run because a smaller size of the
+    same series had already timed out."""
+
+    median_ns: float | None
+    n: int = 0
+    calls: int = 0
+    timed_out: bool = False
+    at_least_ns: float | None = None
+    skipped: bool = False
+
+    @property
+    def estimate_ns(self) -> float | None:
+        """The median, else the lower bound."""
+        return self.median_ns if self.median_ns is not None else self.at_least_ns
+
+    @classmethod
+    def timeout(cls, at_least_ns: float, *, skipped: bool = False) -> Figure:
+        return cls(None, timed_out=True, at_least_ns=at_least_ns, skipped=skipped)
+
+    def at_least(self, ns: float) -> Figure:
+        return replace(self, at_least_ns=max(ns, self.at_least_ns or 0.0))
+
+
+def _raise_timeout(signum: int, frame: Any) -> None:
+    raise MeasurementTimeout
+
+
+@contextmanager
+def deadline(cap_s: float) -> Iterator[None]:
+    """Raise :class:`MeasurementTimeout` inside the block after ``cap_s`` seconds.
+
+    Only the main thread of a POSIX process can take ``SIGALRM``; elsewhere the block runs
+    uncapped (the series still stop at the first figure over the cap)."""
+    usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _raise_timeout)
+    signal.setitimer(signal.ITIMER_REAL, cap_s)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _timed(fn: Callable[[], Any], calls: int, cap_s: float) -> int:
+    """ns for ``calls`` calls of ``fn``, capped at ``cap_s``."""
+    with deadline(cap_s):
+        t0 = time.perf_counter_ns()
+        for _ in range(calls):
+            fn()
+        return time.perf_counter_ns() - t0
+
+
+def measure(
+    fn: Callable[[], Any],
+    *,
+    budget_s: float,
+    cap_s: float,
+    min_repeats: int = 5,
+    max_repeats: int = 200,
+    setup: Callable[[], Any] | None = None,
+    teardown: Callable[[], Any] | None = None,
+    batch: bool = True,
+) -> Figure:
+    """Median ns per call of ``fn``. ``setup``/``teardown`` run untimed around each sample (a batch,
+    or one call when ``batch`` is false)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _samples(fn, budget_s, cap_s, min_repeats, max_repeats, setup, teardown, batch)
+    except MeasurementTimeout:
+        return Figure.timeout(cap_s * 1e9)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _one(fn: Callable[[], Any], calls: int, cap_s: float, setup: Callable[[], Any] | None,
+         teardown: Callable[[], Any] | None) -> int:
+    try:
+        if setup is not None:
+            with deadline(_SETUP_CAPS * cap_s):  # untimed, but bounded too
+                setup()
+        return _timed(fn, calls, cap_s)
+    finally:
+        if teardown is not None:
+            teardown()
+
+
+def _samples(fn: Callable[[], Any], budget_s: float, cap_s: float, min_repeats: int,
+             max_repeats: int, setup: Callable[[], Any] | None,
+             teardown: Callable[[], Any] | None, batch: bool) -> Figure:
+    budget_ns, cap_ns = budget_s * 1e9, cap_s * 1e9
+    warm = _one(fn, 1, cap_s, setup, teardown)
+    if warm >= max(budget_ns, _SLOW_NS):  # a slow operation: its one call is the figure
+        return Figure(float(warm), n=1, calls=1)
+    calls = 1
+    if batch:  # calibrate on a second call: the first one fills caches and memos
+        calls = max(1, _BATCH_NS // max(_one(fn, 1, cap_s, setup, teardown), 1))
+        if calls > 1:
+            _one(fn, calls, cap_s, setup, teardown)
+    samples: list[float] = []
+    spent = 0
+    while len(samples) < max_repeats:
+        ns = _one(fn, calls, cap_s, setup, teardown)
+        spent += ns
+        samples.append(ns / calls)
+        if spent >= budget_ns and len(samples) >= min_repeats:
+            break
+        if spent >= _OVERRUN * budget_ns or spent + ns > cap_ns:
+            break  # slow calls: fewer samples rather than a run that takes minutes
+    return Figure(statistics.median(samples), n=len(samples), calls=calls)

@@ -1,0 +1,166 @@
+"""The ratios of issue 9 with their targets, the JSON document and the rich tables.
+
+A ratio compares two figures of the same run (noise on a shared machine cancels out better than in
+absolute numbers). Where a figure timed out, the ratio is a bound: ``at_least`` when the numerator
+timed out (never a pass), ``at_most`` when only the denominator did (a pass only if the bound meets
+the target).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from rich.console import Console
+from rich.table import Table
+
+from ._workload import Sizes, count_label, size_label
+
+if TYPE_CHECKING:
+    from . import PerfRun
+    from ._measure import Figure
+
+__all__ = ["RATIOS", "Ratio", "RatioSpec", "format_ns", "ratios", "render", "to_json"]
+
+Bound = Literal["exact", "at_least", "at_most", "unknown"]
+
+
+@dataclass(frozen=True)
+class RatioSpec:
+    key: str
+    target: float
+    numerator: Callable[[Sizes], str]
+    denominator: Callable[[Sizes], str] | None = None  # None: an absolute figure, in ms
+
+
+def _fixed(name: str) -> Callable[[Sizes], str]:
+    return lambda _: name
+
+
+RATIOS: tuple[RatioSpec, ...] = (
+    RatioSpec("check_enforce/bare_langchain", 0.20, _fixed("check_enforce"), _fixed("bare_langchain")),
+    RatioSpec("intercept_sdk/bare_langchain", 0.5, _fixed("intercept_sdk"), _fixed("bare_langchain")),
+    RatioSpec("guarded_langchain/bare_langchain", 1.3, _fixed("guarded_langchain"),
+              _fixed("bare_langchain")),
+    RatioSpec("atoms_100k/atoms_10", 2.0, lambda s: f"atoms_{count_label(s.atoms[-1])}",
+              lambda s: f"atoms_{count_label(s.atoms[0])}"),
+    RatioSpec("multiline_100k/single_100k", 1.5, lambda s: f"multiline_{size_label(s.length_big)}",
+              lambda s: f"single_{size_label(s.length_big)}"),
+    RatioSpec("multiline_100k/multiline_10k", 12.0, lambda s: f"multiline_{size_label(s.length_big)}",
+              lambda s: f"multiline_{size_label(s.length_small)}"),
+    RatioSpec("redact_10k_leaves/redact_1k_leaves", 12.0,
+              lambda s: f"redact_{count_label(s.leaves[-1])}_leaves",
+              lambda s: f"redact_{count_label(s.leaves[0])}_leaves"),
+    RatioSpec("session_entry_100k_atoms", 1.0,
+              lambda s: f"session_entry_{count_label(s.policy_atoms)}_atoms"),
+    RatioSpec("register_1000_one_by_one/register_1000_at_once", 2.0,
+              lambda s: f"register_{s.register}_one_by_one",
+              lambda s: f"register_{s.register}_at_once"),
+)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    key: str
+    value: float | None
+    target: float
+    ok: bool
+    unit: str  # "x" (a ratio) or "ms" (an absolute figure)
+    bound: Bound
+    numerator: str
+    denominator: str | None
+
+
+def _ratio(spec: RatioSpec, sizes: Sizes, figures: dict[str, Figure]) -> Ratio:
+    num_name = spec.numerator(sizes)
+    den_name = spec.denominator(sizes) if spec.denominator else None
+    num = figures.get(num_name)
+    den = figures.get(den_name) if den_name else None
+    value: float | None = None
+    bound: Bound = "unknown"
+    if num is not None and num.estimate_ns is not None:
+        if den_name is None:
+            value, bound = num.estimate_ns / 1e6, "at_least" if num.timed_out else "exact"
+        elif den is not None and den.estimate_ns and not (num.timed_out and den.timed_out):
+            value = num.estimate_ns / den.estimate_ns
+            bound = "at_least" if num.timed_out else "at_most" if den.timed_out else "exact"
+    ok = value is not None and bound in ("exact", "at_most") and value <= spec.target
+    return Ratio(spec.key, value, spec.target, ok, "ms" if den_name is None else "x", bound,
+                 num_name, den_name)
+
+
+def ratios(run: PerfRun) -> list[Ratio]:
+    return [_ratio(spec, run.sizes, run.figures) for spec in RATIOS]
+
+
+def _us(ns: float | None) -> float | None:
+    return None if ns is None else round(ns / 1000, 3)
+
+
+def to_json(run: PerfRun) -> dict[str, Any]:
+    """The document ``--json`` prints (documented in ``docs/perf.md``)."""
+    figures = {
+        name: {"median_us": _us(f.median_ns), "n": f.n, "calls": f.calls, "timed_out": f.timed_out,
+               "at_least_us": _us(f.at_least_ns), "skipped": f.skipped}
+        for name, f in run.figures.items()
+    }
+    out = {}
+    for r in ratios(run):
+        d = asdict(r)
+        out[d.pop("key")] = d
+    return {"machine": run.machine, "quick": run.sizes.name != "full", "sizes": run.sizes.name,
+            "cap_s": run.sizes.cap_s, "figures": figures, "memory": run.memory, "ratios": out}
+
+
+def format_ns(ns: float) -> str:
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:,.3g} {unit}" if ns < 1000 * scale else f"{ns / scale:,.0f} {unit}"
+    return f"{ns:.0f} ns"
+
+
+def _figure_cell(f: Figure, cap_s: float) -> str:
+    if f.median_ns is not None:
+        return format_ns(f.median_ns)
+    what = "skipped" if f.skipped else "timed out"
+    return f"[yellow]{what}[/] (≥ {format_ns(f.at_least_ns or cap_s * 1e9)})"
+
+
+def _ratio_cell(r: Ratio) -> str:
+    if r.value is None:
+        return "n/a"
+    sign = {"at_least": "≥ ", "at_most": "≤ "}.get(r.bound, "")
+    number = f"{r.value:,.0f}" if r.value >= 100 else f"{r.value:.3g}"
+    return f"{sign}{number} {'ms' if r.unit == 'ms' else '×'}"
+
+
+def render(run: PerfRun, console: Console) -> None:
+    quick = "" if run.sizes.name == "full" else f" — {run.sizes.name.upper()} sizes"
+    figs = Table(title=f"tpguard bench perf: median per call{quick}", title_justify="left")
+    figs.add_column("figure")
+    figs.add_column("median", justify="right")
+    figs.add_column("samples × calls", justify="right")
+    for name, f in run.figures.items():
+        figs.add_row(name, _figure_cell(f, run.sizes.cap_s), f"{f.n} × {f.calls}" if f.n else "—")
+    for name, m in run.memory.items():
+        held = (f"{m['bytes'] / 2**20:,.1f} MB" if m.get("bytes") is not None
+                else "[yellow]skipped[/] (session entry timed out)" if m.get("skipped")
+                else "[yellow]timed out[/]")
+        figs.add_row(f"memory: {name}", held, "tracemalloc")
+    console.print(figs)
+    table = Table(title=f"ratios and targets{quick}", title_justify="left")
+    table.add_column("ratio (figures used, dimmed)", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("target", justify="right", no_wrap=True)
+    table.add_column("", justify="center", no_wrap=True)
+    for r in ratios(run):
+        target = f"≤ {r.target:g} {'ms' if r.unit == 'ms' else '×'}"
+        verdict = "[green]pass[/]" if r.ok else "[red]FAIL[/]"
+        used = r.numerator if r.denominator is None else f"{r.numerator} / {r.denominator}"
+        table.add_row(f"{r.key}\n[dim]{used}[/]", _ratio_cell(r), target, verdict)
+    console.print(table)
+    m = run.machine
+    console.print(f"{m['cpus_usable'] or m['cpu_count']} CPUs, Python {m['python']}, load "
+                  f"{m['load_average'] and ' '.join(f'{x:.1f}' for x in m['load_average'])}; "
+                  f"one call is capped at {run.sizes.cap_s:g} s.", highlight=False)

@@ -1,0 +1,157 @@
+"""``tpguard bench perf``: the whole command on test-only sizes, and the timing helper's budget and
+cap. Targets are *not* asserted: the machine is shared and noisy; the command is a report."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+
+import pytest
+from typer.testing import CliRunner
+
+from tpguard.benchmark.perf import RATIOS, SIZES, Figure, measure, ratios
+from tpguard.benchmark.perf._workload import case_atoms, long_text, make_atoms, nested_arguments
+from tpguard.cli import app
+
+
+@pytest.fixture(scope="module")
+def tiny_run() -> dict:
+    result = CliRunner().invoke(app, ["bench", "perf", "--quick", "--json", "--sizes", "tiny"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_json_has_every_ratio_with_a_value_and_a_target(tiny_run: dict) -> None:
+    assert set(tiny_run) >= {"machine", "figures", "ratios", "quick", "memory"}
+    assert tiny_run["quick"] is True and tiny_run["sizes"] == "tiny"
+    assert tiny_run["machine"]["cpu_count"] >= 1 and tiny_run["machine"]["python"]
+    assert [k for k in tiny_run["ratios"]] == [spec.key for spec in RATIOS]
+    for key, r in tiny_run["ratios"].items():
+        assert isinstance(r["value"], float) and r["value"] > 0, key
+        assert r["target"] > 0 and isinstance(r["ok"], bool), key
+        assert r["numerator"] in tiny_run["figures"], key
+        assert r["denominator"] is None or r["denominator"] in tiny_run["figures"], key
+    assert tiny_run["ratios"]["session_entry_100k_atoms"]["unit"] == "ms"
+
+
+def test_figures_are_positive_and_cover_every_measurement(tiny_run: dict) -> None:
+    figures = tiny_run["figures"]
+    expected = {"bare_langchain", "check_audit", "check_enforce", "check_redact", "intercept_sdk",
+                "guarded_langchain", "langchain_pii", "presidio", "atoms_10", "atoms_200",
+                "single_1kb", "single_4kb", "multiline_1kb", "multiline_4kb", "redact_100_leaves",
+                "redact_400_leaves", "session_entry_200_atoms", "register_50_at_once",
+                "register_50_one_by_one"}
+    assert set(figures) == expected
+    for name, f in figures.items():
+        if f["timed_out"]:
+            assert f["at_least_us"] > 0, name
+        else:
+            assert f["median_us"] > 0 and f["n"] >= 1 and f["calls"] >= 1, name
+    memory = tiny_run["memory"]["session_200_atoms"]
+    assert memory["timed_out"] or memory["bytes"] > 0
+
+
+def test_check_flag_exits_1_exactly_when_a_target_fails(tiny_run: dict) -> None:
+    # --check on a second tiny run: its exit code must agree with its own ratios.
+    result = CliRunner().invoke(app, ["bench", "perf", "--json", "--check", "--sizes", "tiny"])
+    data = json.loads(result.stdout)
+    failed = not all(r["ok"] for r in data["ratios"].values())
+    assert result.exit_code == (1 if failed else 0)
+
+
+def test_unknown_sizes_is_a_usage_error() -> None:
+    result = CliRunner().invoke(app, ["bench", "perf", "--sizes", "huge"])
+    assert result.exit_code == 2
+
+
+def test_workload_is_deterministic_and_mentions_atoms() -> None:
+    assert [a.value for a in make_atoms(25)] == [a.value for a in make_atoms(25)]
+    types = [a.type for a in make_atoms(10)]
+    assert types[:5] == ["person_name", "phone", "email", "customer_id", "street_address"]
+    assert len({a.id for a in make_atoms(1000)}) == 1000
+    assert not {a.id for a in make_atoms(10, prefix="s")} & {a.id for a in make_atoms(10)}
+    text = long_text(10 * 1024, multiline=True)
+    assert 9 * 1024 < len(text) <= 10 * 1024
+    assert "\n" in text and "\t" in text and "  " in text
+    single = long_text(10 * 1024, multiline=False)
+    assert "\n" not in single and "  " not in single
+    name = case_atoms()["person_name"].value
+    assert name in text and name in single
+    tickets = nested_arguments(1000)["tickets"]
+    assert len(tickets) * 4 == 1000
+
+
+def test_measure_takes_the_median_of_repeats_within_the_budget() -> None:
+    fig = measure(lambda: sum(range(100)), budget_s=0.05, cap_s=2.0, min_repeats=5)
+    assert not fig.timed_out and fig.median_ns and fig.median_ns > 0
+    assert fig.n >= 5 and fig.calls > 1  # fast calls are batched
+
+
+def test_measure_reports_a_call_slower_than_the_budget_from_fewer_samples() -> None:
+    t0 = time.perf_counter()
+    fig = measure(lambda: time.sleep(0.03), budget_s=0.01, cap_s=2.0, min_repeats=50)
+    assert fig.median_ns is not None and fig.median_ns >= 0.03e9
+    assert fig.calls == 1 and 1 <= fig.n < 50  # stopped at four budgets, not 50 repeats
+    assert time.perf_counter() - t0 < 1.0
+
+
+def test_measure_caps_a_call_that_would_hang() -> None:
+    calls = []
+
+    def slow() -> None:
+        calls.append(1)
+        time.sleep(30)
+
+    t0 = time.perf_counter()
+    fig = measure(slow, budget_s=0.01, cap_s=0.2)
+    assert time.perf_counter() - t0 < 2.0
+    assert fig.timed_out and fig.median_ns is None and fig.at_least_ns == pytest.approx(0.2e9)
+    assert calls == [1]
+
+
+def test_measure_cap_is_not_swallowed_by_except_exception() -> None:
+    # The guard fails closed with `except Exception`; the timeout must get through it.
+    def guarded() -> None:
+        try:
+            time.sleep(30)
+        except Exception:  # what Guard.check does
+            pass
+
+    t0 = time.perf_counter()
+    assert measure(guarded, budget_s=0.01, cap_s=0.2).timed_out
+    assert time.perf_counter() - t0 < 2.0
+
+
+def test_series_skips_larger_sizes_after_a_timeout() -> None:
+    from tpguard.benchmark.perf._cases import Bench
+
+    sizes = SIZES["tiny"]
+    bench = Bench(dataclasses.replace(sizes, cap_s=0.2, budget_s=0.01))
+    made = []
+
+    def make(seconds: float):
+        made.append(seconds)
+        return lambda: time.sleep(seconds)
+
+    bench.series([("s1", lambda: make(0.001)), ("s2", lambda: make(5)), ("s3", lambda: make(50))])
+    assert made == [0.001, 5]  # s3 never built nor run
+    assert not bench.figures["s1"].timed_out
+    assert bench.figures["s2"].timed_out and not bench.figures["s2"].skipped
+    assert bench.figures["s3"].timed_out and bench.figures["s3"].skipped
+
+
+def test_a_timed_out_numerator_gives_a_failing_lower_bound() -> None:
+    from tpguard.benchmark.perf import PerfRun
+
+    sizes = SIZES["quick"]
+    figures = {"check_enforce": Figure.timeout(3e9), "bare_langchain": Figure(300e3, 5, 1),
+               "intercept_sdk": Figure(100e3, 5, 1), "guarded_langchain": Figure(1e6, 5, 1)}
+    run = PerfRun(sizes, figures, {}, {})
+    by_key = {r.key: r for r in ratios(run)}
+    check = by_key["check_enforce/bare_langchain"]
+    assert check.bound == "at_least" and check.value == pytest.approx(1e4) and not check.ok
+    assert by_key["intercept_sdk/bare_langchain"].ok
+    assert not by_key["guarded_langchain/bare_langchain"].ok
+    missing = by_key["atoms_100k/atoms_10"]
+    assert missing.value is None and not missing.ok and missing.bound == "unknown"
