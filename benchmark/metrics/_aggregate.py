@@ -34,7 +34,8 @@ from ._paths import aggregate_paths
 from ._stats import bootstrap_means, percentile_ci, resample_indices, sign_flip_test, spearman
 from ._weights import ALTERNATIVE_WEIGHTS, DEFAULT_WEIGHTS, Weights
 
-__all__ = ["KEYS", "breakdown", "compare_guards", "pooled", "summary_row", "task_reading_of",
+__all__ = ["KEYS", "breakdown", "compare_guards", "pooled", "pooled_groups", "summary_row",
+           "task_reading_of",
            "weight_sensitivity"]
 
 KEYS: tuple[str, ...] = ("Task", "Workflow", "GoldArg", "TaskSuccess", "FOR", "SWLR", "ToolFOR",
@@ -131,6 +132,25 @@ def pooled(scores: Iterable[CaseScore]) -> dict[str, float | None]:
         for i, v in enumerate(widen(s.counters.get("all", {}).get("*", [0.0] * WIDTH))):
             tot[i] += v
     return _rates(tot)
+
+
+def pooled_groups(scores: Iterable[CaseScore], by: str, groups: Iterable[str]) -> dict[str, Any]:
+    """Pooled rates over the union of ``groups`` of a call-level dimension ``by`` (``tool, sink,
+    atom_type, field``) — e.g. the ``notification`` and ``email`` sinks as one (in %)."""
+    if by not in DIMENSIONS[1:]:
+        raise ValueError(f"pooled_groups needs a call-level dimension, one of {DIMENSIONS[1:]}")
+    keys = set(groups)
+    tot = [0.0] * WIDTH
+    n_cases = 0
+    for s in scores:
+        hit = False
+        for key, vec in s.counters.get(by, {}).items():
+            if key in keys:
+                hit = True
+                for i, v in enumerate(widen(vec)):
+                    tot[i] += v
+        n_cases += hit
+    return {**_rates(tot), "n_cases": n_cases}
 
 
 def breakdown(scores: Iterable[CaseScore], by: str) -> dict[str, dict[str, Any]]:

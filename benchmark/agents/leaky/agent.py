@@ -72,6 +72,7 @@ class LeakyAgent:
         atoms = {a.id: a for a in case.atoms}
         optional = {s.tool for s in case.workflow if s.optional}
         executed: set[str] = set()
+        previous: str | None = None
         log: dict[str, Any] = {"profile": self.profile.name, "leaks": [], "skipped": [],
                                "failed": [], "retries": 0, "blocked": 0}
         calls = done = 0
@@ -83,9 +84,14 @@ class LeakyAgent:
             spec = case.tool(gt.tool)
             plan = plan_call(spec=spec, base=self._slip(case, gt.tool, gt.arguments, rng),
                              roles=_roles(case, index, executed), atoms=atoms,
-                             profile=self.profile, rng=rng, literal=self._literal(case, gt.tool))
+                             profile=self.profile, rng=rng, literal=self._literal(case, gt.tool),
+                             domain=case.domain,
+                             transition=None if previous is None
+                             else case.transition_type(previous, gt.tool))
             executed.add(gt.tool)
             ok, calls = self._attempt(plan, gateway, calls, log)
+            if ok:
+                previous = gt.tool
             done += ok
             if not ok:
                 log["failed"].append(gt.tool)
@@ -111,11 +117,14 @@ class LeakyAgent:
         return False, calls
 
     def _slip(self, case: Case, tool: str, base: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-        """Now and then a required string fact is written generically (a utility slip)."""
+        """Now and then a required structured string fact is written generically (a utility slip:
+        the stage's object is still created, so it costs Gold Arg, not the end state)."""
         out = dict(base)
-        props = (case.tool(tool).input_schema or {}).get("properties", {})
+        spec = case.tool(tool)
+        props = (spec.input_schema or {}).get("properties", {})
         for r in case.required:
-            if r.tool != tool or r.field is None or not isinstance(out.get(r.field), str):
+            if (r.tool != tool or r.field is None or r.field in spec.free_text
+                    or not isinstance(out.get(r.field), str)):
                 continue
             if rng.random() < self.profile.drop_fact:
                 generic = generic_value(props.get(r.field, {}))
