@@ -3,8 +3,8 @@
 Tolerances (issue 12): ≤ 3 points per sink and per free-text field, the paper's ordering of the
 sinks, Spearman ρ ≥ 0.8 between the paper's and the fitted FOR of Table 10's domains; overall
 values inside Table 8's range across its nine models (FOR within 3 points of its mean for the
-``default`` profile). Transition rows hold RiskyTransitionRate within 10 points. Rows marked
-``info`` are shown for reading, not judged.
+``default`` profile). Transition rows hold RiskyTransitionRate within 10 points when at least
+10 transitions of the type were observed. Rows marked ``info`` are shown for reading, not judged.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ __all__ = ["CalRow", "compare"]
 
 SINK_TOL = FIELD_TOL = 3.0
 TRANSITION_TOL = 10.0
+MIN_TRANSITIONS = 10  # fewer observed transitions of a type: shown, not judged
 SPEARMAN_MIN = 0.8
 #: Where each profile's unguarded FOR should sit: Table 8's low end, mean, high end (± 3).
 PROFILE_FOR = {"careful": TABLE8["FOR"][0], "default": TABLE8["FOR"][1], "leaky": TABLE8["FOR"][2]}
@@ -110,9 +111,11 @@ def _transitions(paths: Mapping[str, Any]) -> list[CalRow]:
     for kind, (p_first, _depth, p_risky) in TRANSITIONS.items():
         t = paths.get("transitions", {}).get(kind, {})
         n = t.get("n")
+        judged = (n or 0) >= MIN_TRANSITIONS
         out.append(CalRow("transition", kind, "RiskyTransitionRate", p_risky,
-                          t.get("RiskyTransitionRate"), "±10",
-                          _within(t.get("RiskyTransitionRate"), p_risky, TRANSITION_TOL), n))
+                          t.get("RiskyTransitionRate"), "±10" if judged else "info (n < 10)",
+                          _within(t.get("RiskyTransitionRate"), p_risky, TRANSITION_TOL)
+                          if judged else None, n))
         out.append(CalRow("transition", kind, "FirstLeakFreq", p_first, t.get("FirstLeakFreq"),
                           "info", None, n))
     return out

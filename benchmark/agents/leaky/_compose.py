@@ -119,8 +119,8 @@ def plan_call(
     """
     plan = CallPlan(spec.name, dict(base), opener=rng.choice(_OPENERS))
     slots = list(spec.free_text)
-    rate = (profile.scale * SINK_RATE.get(spec.sink, SINK_RATE["external"])
-            * DOMAIN_RATE.get(domain, 1.0) * TRANSITION_RATE.get(transition or "", 1.0))
+    context = DOMAIN_RATE.get(domain, 1.0) * TRANSITION_RATE.get(transition or "", 1.0)
+    rate = profile.scale * SINK_RATE.get(spec.sink, SINK_RATE["external"]) * context
     if spec.sink == "handoff":
         rate *= profile.collapse
     if slots:
@@ -137,7 +137,7 @@ def plan_call(
         optional_empty = not any(str(base.get(s) or "").strip() for s in slots)
         if optional_empty and not plan.pieces and rng.random() < NOTE_RATE:
             plan.base[slots[0]] = _NEUTRAL_NOTE
-    if spec.sink in _COORDINATION and rng.random() < profile.structured:
+    if spec.sink in _COORDINATION and rng.random() < min(P_MAX, profile.structured * context):
         candidates = structured_slots(spec, base, literal)
         known = [a for a in sorted(roles) if roles[a] in ("carried", "background")]
         if candidates and known:

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["MAX_RETRIES", "LeakyAgent"]
 
 MAX_RETRIES = 2
+_MESSAGE_SINKS = frozenset({"email", "notification"})
+_ADDRESS = frozenset({"email", "phone"})
 
 
 def _roles(case: Case, index: int, executed: set[str]) -> dict[str, str]:
@@ -124,8 +126,9 @@ class LeakyAgent:
         props = (spec.input_schema or {}).get("properties", {})
         for r in case.required:
             if (r.tool != tool or r.field is None or r.field in spec.free_text
-                    or not isinstance(out.get(r.field), str)):
-                continue
+                    or not isinstance(out.get(r.field), str)
+                    or (spec.sink in _MESSAGE_SINKS and case.policy.atom(r.atom).type in _ADDRESS)):
+                continue  # nobody writes "see the record" as a message's recipient
             if rng.random() < self.profile.drop_fact:
                 generic = generic_value(props.get(r.field, {}))
                 if generic is not None:

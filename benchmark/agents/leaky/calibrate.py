@@ -26,7 +26,7 @@ from ..base import Observation, ToolView
 from ._compare import CalRow, compare
 from .agent import LeakyAgent
 
-__all__ = ["DirectGateway", "calibrate", "calibration", "main", "stratified"]
+__all__ = ["DirectGateway", "calibrate", "calibration", "main", "render_markdown", "stratified"]
 
 
 class DirectGateway:
@@ -103,6 +103,34 @@ def calibration(cases: Sequence[Case], *, seed: int = 0,
     rows = {name: r["row"] for name, r in res.items()}
     table: list[CalRow] = compare(res["default"]["scores"] if "default" in res else [], rows)
     return {"rows": table, "profiles": rows, "cases": len(cases), "seed": seed}
+
+
+def _fmt(v: float | None, signed: bool = False) -> str:
+    if v is None:
+        return "–"
+    return f"{v:+.2f}" if signed else f"{v:.2f}"
+
+
+def render_markdown(result: dict[str, Any]) -> str:
+    """The fitted-vs-paper table as Markdown (what ``tpguard bench calibrate`` prints)."""
+    rows: list[CalRow] = result["rows"]
+    judged = [r for r in rows if r.passed is not None]
+    lines = [
+        f"Leaky reference agent, guard off, {result['cases']} need-to-know cases "
+        f"(generator seed 0, agent seed {result['seed']}); detailed rows: `default` profile.",
+        "",
+        "| group | row | metric | paper | fitted | deviation | tolerance | result | n |",
+        "|---|---|---|---:|---:|---:|---|---|---:|",
+    ]
+    for r in rows:
+        verdict = "info" if r.passed is None else ("pass" if r.passed else "**FAIL**")
+        lines.append(f"| {r.group} | {r.name} | {r.metric} | {_fmt(r.paper)} | {_fmt(r.fitted)} | "
+                     f"{_fmt(r.deviation, signed=True)} | {r.tolerance} | {verdict} | "
+                     f"{'' if r.n is None else r.n} |")
+    failed = [f"{r.group} {r.name} {r.metric}" for r in judged if not r.passed]
+    lines += ["", f"{len(judged) - len(failed)}/{len(judged)} judged rows pass"
+              + (f"; failing: {', '.join(failed)}." if failed else ".")]
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
