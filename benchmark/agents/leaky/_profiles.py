@@ -40,14 +40,14 @@ P_MAX = 0.97
 
 #: Relative propensity of each sink to receive restated context (free-text amplification, §7.3).
 SINK_RATE: dict[str, float] = {
-    "ticket": 0.594, "handoff": 0.207, "comment": 0.21, "notification": 0.28, "email": 0.15,
+    "ticket": 0.594, "handoff": 0.215, "comment": 0.225, "notification": 0.28, "email": 0.15,
     "document": 0.577, "console": 0.275, "external": 0.25, "final_response": 0.25,
     "record": 0.275, "payment": 0.16,
 }
 
 #: Share of restated facts per free-text field on tools with several slots (the first slot
 #: otherwise); fields not listed share what is left equally.
-FIELD_SHARE: dict[str, float] = {"summary": 0.735, "work_notes": 0.265}
+FIELD_SHARE: dict[str, float] = {"summary": 0.72, "work_notes": 0.28}
 
 #: Optional notes (records, console runs — left empty on the safe path): the chance the model
 #: writes one at all when it restates nothing (a neutral remark); when it restates a fact, it
@@ -61,7 +61,7 @@ DOMAIN_RATE: dict[str, float] = {
 }
 
 #: Table 9's transition types: multipliers on the destination call.
-TRANSITION_RATE: dict[str, float] = {"ticket → handoff": 2.2, "processing → summary": 0.03}
+TRANSITION_RATE: dict[str, float] = {"ticket → handoff": 2.2, "processing → summary": 0.015}
 
 #: How salient an atom is for the call being written (progressive diffusion, §8.2).
 SALIENCE: dict[str, float] = {"carried": 1.0, "background": 0.75, "current": 0.5, "upcoming": 0.2}
