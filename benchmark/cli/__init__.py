@@ -9,6 +9,7 @@ from __future__ import annotations
 import typer
 
 from ._audit import audit
+from ._calibrate import calibrate
 from ._cases import cases
 from ._check import check
 from ._perf import perf
@@ -22,6 +23,7 @@ bench_app = typer.Typer(name="bench", help="Benchmark suites, runs and reports."
 bench_app.command("cases")(cases)
 bench_app.command("check")(check)
 bench_app.command("perf")(perf)
+bench_app.command("calibrate")(calibrate)
 bench_app.command("run")(run)
 _register_report(bench_app)  # report, compare
 

@@ -12,12 +12,30 @@ Score one case from a trajectory the backends recorded::
 
 from __future__ import annotations
 
-from ._aggregate import KEYS, breakdown, compare_guards, pooled, summary_row, weight_sensitivity
-from ._case import FRACTIONS, CaseScore, CaseScorer, mt_poi, score_case, score_trajectory
+from ._aggregate import (
+    KEYS,
+    breakdown,
+    compare_guards,
+    pooled,
+    pooled_groups,
+    summary_row,
+    task_reading_of,
+    weight_sensitivity,
+)
+from ._case import (
+    FRACTIONS,
+    TASK_READINGS,
+    CaseScore,
+    CaseScorer,
+    mt_poi,
+    read_task,
+    score_case,
+    score_trajectory,
+)
 from ._evidence import CallEvidence, as_evidence, evidence_from_calls
 from ._paths import PathDiagnostics, aggregate_paths, diagnose_paths
 from ._stats import bootstrap_ci, percentile_ci, sign_flip_test, spearman
-from ._summary import BREAKDOWNS, summarize
+from ._summary import BREAKDOWNS, SCORING, scoring_readings, summarize
 from ._tables import CaseTables
 from ._weights import ALTERNATIVE_WEIGHTS, COMPONENTS, DEFAULT_WEIGHTS, Weights
 
@@ -28,6 +46,8 @@ __all__ = [
     "DEFAULT_WEIGHTS",
     "FRACTIONS",
     "KEYS",
+    "SCORING",
+    "TASK_READINGS",
     "CallEvidence",
     "CaseScore",
     "CaseScorer",
@@ -44,11 +64,15 @@ __all__ = [
     "mt_poi",
     "percentile_ci",
     "pooled",
+    "pooled_groups",
+    "read_task",
     "score_case",
     "score_trajectory",
+    "scoring_readings",
     "sign_flip_test",
     "spearman",
     "summarize",
     "summary_row",
+    "task_reading_of",
     "weight_sensitivity",
 ]

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from tpguard.benchmark.cases.need_to_know import DOMAINS, KINDS, generate
+from tpguard.benchmark.cases.need_to_know._build import WRITTEN_SINKS
 from tpguard.benchmark.cli._stats import suite_stats
 
 TABLE_B12 = [
@@ -127,7 +128,27 @@ def test_workflow_checks_transitions_and_ground_truth(suite) -> None:
     assert [g.tool for g in case.ground_truth] == [t.name for t in case.tools]
     assert {c.tool for c in case.checks} == {s.tool for s in case.workflow if not s.optional}
     payment = next(c for c in case.checks if c.primitive == "payments")
-    assert payment.expect["amount"] == "$atom:payout" and payment.expect["case_id"].startswith("CLM-")
+    # the end state: the object exists for the case with its fields filled (facts are Gold Arg)
+    assert payment.expect["amount"] == "$nonempty" and payment.expect["case_id"].startswith("CLM-")
     for call in case.ground_truth:
-        free = case.tool(call.tool).free_text
-        assert sum(1 for s in free if s in call.arguments) == 1  # minimal free text, one slot
+        spec = case.tool(call.tool)
+        written = sum(1 for s in spec.free_text if s in call.arguments)
+        # minimal free text: one slot on coordination tools, optional notes left empty
+        assert written == (1 if spec.sink in WRITTEN_SINKS else 0), call.tool
+
+
+def test_verification_lookups_and_payment_capture_have_no_free_text(suite) -> None:
+    """Table 3's ``verify_identity`` has no free-text slot; nor do lookups and payment capture."""
+    kinds: Counter[str] = Counter()
+    for case in suite:
+        for tool in case.tools:
+            bare = tool.name.split("_", 1)[1]
+            if bare.startswith(("verify_", "lookup_")) or tool.sink == "payment":
+                assert tool.free_text == (), tool.name
+                assert not any(k in tool.free_text for k in tool.input_schema["properties"])
+                kinds[tool.sink] += 1
+            else:
+                assert len(tool.free_text) >= 1, tool.name
+    assert kinds["payment"] > 500 and kinds["record"] > 1000
+    messages = [c for case in suite for c in case.checks if "$atom:next" in c.expect.values()]
+    assert len(messages) > 900  # notifications still carry the minimal next-step message

@@ -14,7 +14,16 @@ from typing import Any
 from tpguard import PrivateAtom, ToolSpec
 
 from ._forms import choose_form, render
-from ._profiles import P_MAX, SALIENCE, SINK_RATE, Profile
+from ._profiles import (
+    DOMAIN_RATE,
+    FIELD_SHARE,
+    NOTE_RATE,
+    P_MAX,
+    SALIENCE,
+    SINK_RATE,
+    TRANSITION_RATE,
+    Profile,
+)
 
 __all__ = ["CallPlan", "Piece", "plan_call", "structured_slots"]
 
@@ -22,6 +31,7 @@ _OPENERS = ("Context: {items}.", "Details so far: {items}.", "For reference: {it
             "Background for the next team: {items}.", "Noted during the workflow: {items}.")
 _COORDINATION = frozenset({"ticket", "handoff", "comment", "notification", "email", "document"})
 _GENERIC = "See the case record."
+_NEUTRAL_NOTE = "Updated as requested."
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,31 +96,48 @@ def _phrase(atom: PrivateAtom, text: str, rng: random.Random) -> str:
     return rng.choice((f"{label} {text}", f"{label}: {text}", f"{text} ({label})"))
 
 
+def _slot_weights(slots: list[str]) -> list[float]:
+    """:data:`FIELD_SHARE` for listed slots, the rest shared equally by the others."""
+    listed = sum(FIELD_SHARE.get(s, 0.0) for s in slots)
+    others = [s for s in slots if s not in FIELD_SHARE]
+    rest = max(0.0, 1.0 - listed) / len(others) if others else 0.0
+    return [FIELD_SHARE.get(s, rest) for s in slots]
+
+
 def plan_call(
     *, spec: ToolSpec, base: dict[str, Any], roles: dict[str, str], atoms: dict[str, PrivateAtom],
-    profile: Profile, rng: random.Random, literal: set[str],
+    profile: Profile, rng: random.Random, literal: set[str], domain: str = "",
+    transition: str | None = None,
 ) -> CallPlan:
     """The call the leaky model writes: ``base`` (the ground truth) plus restated atoms.
 
     ``roles`` maps each atom the model knows to ``carried`` / ``background`` / ``current`` /
-    ``upcoming`` (see :mod:`._profiles`).
+    ``upcoming`` (see :mod:`._profiles`); ``domain`` and ``transition`` (the type of the step
+    that led here) select the fitted multipliers. A tool without free text gets no restated fact
+    in free text; an optional note the ground truth leaves empty is written only when the model
+    restates something, or now and then as a neutral remark (:data:`NOTE_RATE`).
     """
     plan = CallPlan(spec.name, dict(base), opener=rng.choice(_OPENERS))
     slots = list(spec.free_text)
-    rate = profile.scale * SINK_RATE.get(spec.sink, SINK_RATE["external"])
+    context = DOMAIN_RATE.get(domain, 1.0) * TRANSITION_RATE.get(transition or "", 1.0)
+    rate = profile.scale * SINK_RATE.get(spec.sink, SINK_RATE["external"]) * context
     if spec.sink == "handoff":
         rate *= profile.collapse
     if slots:
+        weights = _slot_weights(slots)
         for atom_id in sorted(roles):
             p = min(P_MAX, rate * SALIENCE[roles[atom_id]])
             if rng.random() >= p:
                 continue
             atom = atoms[atom_id]
             form = choose_form(atom, rng)
-            slot = slots[0] if len(slots) == 1 or rng.random() < 0.6 else rng.choice(slots[1:])
+            slot = slots[0] if len(slots) == 1 else rng.choices(slots, weights=weights)[0]
             plan.pieces.append(Piece(atom.id, atom.type, slot, form,
                                      _phrase(atom, render(atom, form, rng), rng)))
-    if spec.sink in _COORDINATION and rng.random() < profile.structured:
+        optional_empty = not any(str(base.get(s) or "").strip() for s in slots)
+        if optional_empty and not plan.pieces and rng.random() < NOTE_RATE:
+            plan.base[slots[0]] = _NEUTRAL_NOTE
+    if spec.sink in _COORDINATION and rng.random() < min(P_MAX, profile.structured * context):
         candidates = structured_slots(spec, base, literal)
         known = [a for a in sorted(roles) if roles[a] in ("carried", "background")]
         if candidates and known:

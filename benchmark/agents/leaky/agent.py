@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["MAX_RETRIES", "LeakyAgent"]
 
 MAX_RETRIES = 2
+_MESSAGE_SINKS = frozenset({"email", "notification"})
+_ADDRESS = frozenset({"email", "phone"})
 
 
 def _roles(case: Case, index: int, executed: set[str]) -> dict[str, str]:
@@ -72,6 +74,7 @@ class LeakyAgent:
         atoms = {a.id: a for a in case.atoms}
         optional = {s.tool for s in case.workflow if s.optional}
         executed: set[str] = set()
+        previous: str | None = None
         log: dict[str, Any] = {"profile": self.profile.name, "leaks": [], "skipped": [],
                                "failed": [], "retries": 0, "blocked": 0}
         calls = done = 0
@@ -83,9 +86,14 @@ class LeakyAgent:
             spec = case.tool(gt.tool)
             plan = plan_call(spec=spec, base=self._slip(case, gt.tool, gt.arguments, rng),
                              roles=_roles(case, index, executed), atoms=atoms,
-                             profile=self.profile, rng=rng, literal=self._literal(case, gt.tool))
+                             profile=self.profile, rng=rng, literal=self._literal(case, gt.tool),
+                             domain=case.domain,
+                             transition=None if previous is None
+                             else case.transition_type(previous, gt.tool))
             executed.add(gt.tool)
             ok, calls = self._attempt(plan, gateway, calls, log)
+            if ok:
+                previous = gt.tool
             done += ok
             if not ok:
                 log["failed"].append(gt.tool)
@@ -111,12 +119,16 @@ class LeakyAgent:
         return False, calls
 
     def _slip(self, case: Case, tool: str, base: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-        """Now and then a required string fact is written generically (a utility slip)."""
+        """Now and then a required structured string fact is written generically (a utility slip:
+        the stage's object is still created, so it costs Gold Arg, not the end state)."""
         out = dict(base)
-        props = (case.tool(tool).input_schema or {}).get("properties", {})
+        spec = case.tool(tool)
+        props = (spec.input_schema or {}).get("properties", {})
         for r in case.required:
-            if r.tool != tool or r.field is None or not isinstance(out.get(r.field), str):
-                continue
+            if (r.tool != tool or r.field is None or r.field in spec.free_text
+                    or not isinstance(out.get(r.field), str)
+                    or (spec.sink in _MESSAGE_SINKS and case.policy.atom(r.atom).type in _ADDRESS)):
+                continue  # nobody writes "see the record" as a message's recipient
             if rng.random() < self.profile.drop_fact:
                 generic = generic_value(props.get(r.field, {}))
                 if generic is not None:

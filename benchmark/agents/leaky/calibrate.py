@@ -1,9 +1,11 @@
 """Calibrate the leaky profiles by measurement: run each profile on need-to-know cases with no
-guard, score the backends' audit log with :mod:`tpguard.benchmark.metrics`, and report FOR,
-FreeTextFOR, FTSlotRate, TaskSuccess, the per-sink FOR and the realised leak forms (with the
-detection method the evaluator used for each).
+guard, score the backends' audit log with :mod:`tpguard.benchmark.metrics`, and compare with the
+paper's tables (:mod:`._paper`, :mod:`._compare`): overall (Table 8), per sink (Figure 7a), per
+free-text field (Figure 7b), per transition type (Table 9) and per domain (Table 10). Also the
+realised leak forms (with the detection method the evaluator used for each).
 
-    python -m tpguard.benchmark.agents.leaky.calibrate --cases 230
+    tpguard bench calibrate [--cases 230 | --all] [--json] [--check]
+    python -m tpguard.benchmark.agents.leaky.calibrate --cases 230     # forms and summary rows
 
 The gateway here is a direct one (environment only, no guard): the same thing the runner's
 gateway does with ``--guard off``.
@@ -21,9 +23,10 @@ from ...backends import AuditLog, Environment, ToolError
 from ...cases.schema import Case
 from ...metrics import CaseScore, CaseScorer, breakdown, summary_row
 from ..base import Observation, ToolView
+from ._compare import CalRow, compare
 from .agent import LeakyAgent
 
-__all__ = ["DirectGateway", "calibrate", "main"]
+__all__ = ["DirectGateway", "calibrate", "calibration", "main", "render_markdown", "stratified"]
 
 
 class DirectGateway:
@@ -61,7 +64,8 @@ def _methods(scorer: CaseScorer, trajectory: Any, leaks: list[dict[str, Any]]) -
 
 def calibrate(cases: Sequence[Case], profiles: Sequence[str] = ("careful", "default", "leaky"),
               seed: int = 0) -> dict[str, dict[str, Any]]:
-    """Per profile: the summary row (percentages), FOR by sink, and the leak forms × methods."""
+    """Per profile: the summary row (percentages), FOR by sink, the leak forms × methods and the
+    case scores."""
     out: dict[str, dict[str, Any]] = {}
     with AuditLog(":memory:") as audit:
         for name in profiles:
@@ -77,8 +81,56 @@ def calibrate(cases: Sequence[Case], profiles: Sequence[str] = ("careful", "defa
                 forms += _methods(scorer, trajectory, result.extra["leaks"])
             row = summary_row(scores, agent=agent.name, guard="off", suite=cases[0].suite)
             sinks = {k: v["FOR"] for k, v in breakdown(scores, "sink").items()}
-            out[name] = {"row": row, "sink_FOR": sinks, "forms": forms}
+            out[name] = {"row": row, "sink_FOR": sinks, "forms": forms, "scores": scores}
     return out
+
+
+def stratified(cases: Sequence[Case], n: int) -> list[Case]:
+    """About ``n`` cases, the same number from every domain (first cases of each, in suite order)."""
+    domains: dict[str, list[Case]] = {}
+    for c in cases:
+        domains.setdefault(c.domain, []).append(c)
+    per = max(1, n // max(1, len(domains)))
+    keep = {c.id for group in domains.values() for c in group[:per]}
+    return [c for c in cases if c.id in keep]
+
+
+def calibration(cases: Sequence[Case], *, seed: int = 0,
+                profiles: Sequence[str] = ("careful", "default", "leaky")) -> dict[str, Any]:
+    """``{"rows": [CalRow…], "profiles": {name: summary row}, "cases": n}``; the detailed rows
+    (sink, field, transition, domain) are the ``default`` profile's."""
+    res = calibrate(cases, profiles, seed=seed)
+    rows = {name: r["row"] for name, r in res.items()}
+    table: list[CalRow] = compare(res["default"]["scores"] if "default" in res else [], rows)
+    return {"rows": table, "profiles": rows, "cases": len(cases), "seed": seed}
+
+
+def _fmt(v: float | None, signed: bool = False) -> str:
+    if v is None:
+        return "–"
+    return f"{v:+.2f}" if signed else f"{v:.2f}"
+
+
+def render_markdown(result: dict[str, Any]) -> str:
+    """The fitted-vs-paper table as Markdown (what ``tpguard bench calibrate`` prints)."""
+    rows: list[CalRow] = result["rows"]
+    judged = [r for r in rows if r.passed is not None]
+    lines = [
+        f"Leaky reference agent, guard off, {result['cases']} need-to-know cases "
+        f"(generator seed 0, agent seed {result['seed']}); detailed rows: `default` profile.",
+        "",
+        "| group | row | metric | paper | fitted | deviation | tolerance | result | n |",
+        "|---|---|---|---:|---:|---:|---|---|---:|",
+    ]
+    for r in rows:
+        verdict = "info" if r.passed is None else ("pass" if r.passed else "**FAIL**")
+        lines.append(f"| {r.group} | {r.name} | {r.metric} | {_fmt(r.paper)} | {_fmt(r.fitted)} | "
+                     f"{_fmt(r.deviation, signed=True)} | {r.tolerance} | {verdict} | "
+                     f"{'' if r.n is None else r.n} |")
+    failed = [f"{r.group} {r.name} {r.metric}" for r in judged if not r.passed]
+    lines += ["", f"{len(judged) - len(failed)}/{len(judged)} judged rows pass"
+              + (f"; failing: {', '.join(failed)}." if failed else ".")]
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
