@@ -12,6 +12,7 @@ from ._audit import audit
 from ._calibrate import calibrate
 from ._cases import cases
 from ._check import check
+from ._common import require_bench_extra
 from ._perf import perf
 from ._report import register as _register_report
 from ._run import run
@@ -20,6 +21,14 @@ __all__ = ["bench_app", "register"]
 
 bench_app = typer.Typer(name="bench", help="Benchmark suites, runs and reports.",
                         no_args_is_help=True, add_completion=False)
+
+
+@bench_app.callback()
+def _needs_bench_extra() -> None:
+    """Benchmark suites, runs and reports (the ``bench`` extra)."""
+    require_bench_extra()
+
+
 bench_app.command("cases")(cases)
 bench_app.command("check")(check)
 bench_app.command("perf")(perf)

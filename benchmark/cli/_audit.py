@@ -22,7 +22,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ._common import out_console, progress
+from ._common import out_console, progress, require_bench_extra
 
 __all__ = ["audit"]
 
@@ -43,6 +43,7 @@ def audit(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Score a recorded trajectory or exported spans against one case or policy file."""
+    require_bench_extra("tpguard audit")
     from ..audit import case_from_file, case_ids_in, read_spans, read_trajectory, trace_runs
     from ..metrics import CaseScorer
 

@@ -65,6 +65,17 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+def require_bench_extra(what: str = "tpguard bench") -> None:
+    """Exit 2 with one line naming the ``bench`` extra when its packages are missing (a bare
+    ``pip install tpguard`` has the guard, not the benchmark)."""
+    from .._extras import MissingExtra, require_bench
+
+    try:
+        require_bench(what)
+    except MissingExtra as e:
+        raise fail(str(e)) from None
+
+
 def progress(label: str) -> Progress:
     """A rich progress bar on stderr, shown only when stderr is a terminal."""
     console = Console(stderr=True)

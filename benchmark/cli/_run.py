@@ -70,6 +70,15 @@ def run(
                              "langchain+middleware:MODEL.")] = "adapter",
     otlp_endpoint: Annotated[str | None, typer.Option(
         "--otlp-endpoint", help="Also export spans over OTLP (e.g. http://localhost:4318).")] = None,
+    presidio_model: Annotated[str | None, typer.Option(
+        "--presidio-model", help="presidio-redact: an INSTALLED spaCy pipeline for NER (e.g. "
+                                 "en_core_web_sm; never downloaded). Default: the first installed "
+                                 "en_core_web_sm/md/lg, else pattern recognizers only; 'none' "
+                                 "forces patterns only.")] = None,
+    task_reading: Annotated[str, typer.Option(
+        "--task-reading", help="Task (S_task): binary — the end state is reached or not, as the "
+                               "paper reads it (default) — or fraction of end-state checks.")
+    ] = "binary",
     guard_knows_variants: Annotated[bool, typer.Option(
         "--guard-knows-variants", help="Give tpguard the atoms' semantic variants too.", metavar="")] = False,
     retry_errors: Annotated[bool, typer.Option(
@@ -85,16 +94,23 @@ def run(
     run.json, records.jsonl, audit.sqlite, spans.jsonl, summary.json and the reports.
     Exit 0: all scored; 1: some case-runs errored; 2: bad options or inputs; 3: an agent cannot
     start."""
+    from .._extras import MissingExtra, require_extra
     from ..cases.registry import SuiteError
     from ..runner import QUICK_AGENTS, QUICK_GUARDS, RunConfig, RunError, run_benchmark
 
+    if otlp_endpoint:
+        try:
+            require_extra("opentelemetry.exporter.otlp.proto.http", "otlp", what="--otlp-endpoint")
+        except MissingExtra as e:
+            raise fail(str(e)) from None
     config = RunConfig(
         suite=suite, agents=_split("--agent", agent, QUICK_AGENTS),
         guards=_split("--guard", guard, QUICK_GUARDS), out=out, source=source, seed=seed,
         quick=quick, limit=limit, domains=_split("--domains", domains, ()), workers=workers,
         base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") if base_url else None,
         code_agent=code_agent, guard_path=guard_path, otlp_endpoint=otlp_endpoint,
-        guard_knows_variants=guard_knows_variants, reports=not no_report,
+        guard_knows_variants=guard_knows_variants, presidio_model=presidio_model,
+        task_reading=task_reading, reports=not no_report,
         retry_errors=retry_errors, force=force, append=append,
     )
     try:

@@ -29,7 +29,8 @@ from .config import RunConfig
 __all__ = ["RunLock", "RunLocked", "check_directory", "default_out", "identity"]
 
 _IDENTITY = ("suite", "source", "seed", "agents", "guards", "quick", "limit", "domains",
-             "guard_knows_variants", "code_agent", "base_url", "guard_path")
+             "guard_knows_variants", "code_agent", "base_url", "guard_path", "presidio_model",
+             "task_reading")
 
 
 class RunLocked(UsageError):
@@ -47,6 +48,7 @@ def identity(config: dict[str, Any] | RunConfig) -> dict[str, Any]:
     out["guard_knows_variants"] = bool(out["guard_knows_variants"])
     out["code_agent"] = bool(out["code_agent"])
     out["guard_path"] = out["guard_path"] or "adapter"  # run.json from before the option
+    out["task_reading"] = out["task_reading"] or "binary"
     return out
 
 

@@ -40,6 +40,8 @@ class RunConfig:
     otlp_endpoint: str | None = None
     record_arguments: str = "redacted"
     guard_knows_variants: bool = False
+    presidio_model: str | None = None  # spaCy pipeline for presidio-redact (installed only)
+    task_reading: str = "binary"  # S_task: pass/fail (§5.1) or the fraction of end-state checks
     reports: bool = True
     retry_errors: bool = True
     force: bool = False

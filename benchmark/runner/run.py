@@ -112,7 +112,8 @@ def write_summary(out: Path, run_info: dict[str, Any], keep: Callable[[dict[str,
     """Aggregate the current records of ``records.jsonl`` (the last of every key, optionally
     filtered) into ``summary.json``; errored case-runs are counted per row, never scored."""
     records = [r for r in latest_records(out / "records.jsonl") if keep is None or keep(r)]
-    summary = summarize_records(records)
+    reading = (run_info.get("config") or {}).get("task_reading") or "binary"
+    summary = summarize_records(records, task_reading=reading)
     summary["run"] = run_info
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
     return summary
@@ -121,6 +122,8 @@ def write_summary(out: Path, run_info: dict[str, Any], keep: Callable[[dict[str,
 def _validate(config: RunConfig) -> None:
     if config.limit is not None and config.limit < 1:
         raise UsageError(f"--limit must be at least 1 (got {config.limit})")
+    if config.task_reading not in ("binary", "fraction"):
+        raise UsageError(f"--task-reading must be binary or fraction (got {config.task_reading!r})")
     if config.workers < 1:
         raise UsageError(f"--workers must be at least 1 (got {config.workers})")
     if not [a for a in config.agents if a.strip()]:
@@ -162,7 +165,8 @@ def plan_run(config: RunConfig) -> RunPlan:
         raise UsageError("no cases selected (check --domains / --limit)")
     preflight(config.agents, case_ids=[c.id for c in cases])  # replay files cover the cases
     try:
-        guards = {name: make_guard(name, knows_variants=config.guard_knows_variants)
+        guards = {name: make_guard(name, knows_variants=config.guard_knows_variants,
+                                   presidio_model=config.presidio_model)
                   for name in config.guards}
     except ImportError as e:
         raise UsageError(f"a guard cannot start: {e}") from None
@@ -179,15 +183,22 @@ def _run_info(plan: RunPlan) -> dict[str, Any]:
         "guard_paths": plan.guard_paths,
         "detector": _detector_settings(config), "run_id": f"{config.suite}-s{config.seed}",
         "cases": len(plan.cases), "started": dt.datetime.now(dt.timezone.utc).isoformat(),
-        "notes": [
-            "leaky is a seeded behaviour model of failure modes the ToolPrivacyBench paper reports, "
-            "not a measurement of any LLM",
-            "baselines act on tool-call arguments at the runner's gateway, which is more generous "
-            "than where LangChain's PIIMiddleware really acts (it does not scan tool-call "
-            "arguments, langchain-ai/langchain#37659)",
-            *config.notes,
-        ],
+        "guards": {name: guard.describe() for name, guard in plan.guards.items()},
+        "notes": [*_notes(config), *config.notes],
     }
+
+
+def _notes(config: RunConfig) -> list[str]:
+    """Caveats that apply to what this run ran (and only those)."""
+    notes = []
+    if any(a.split(":", 1)[0] == "leaky" for a in config.agents):
+        notes.append("leaky is a seeded behaviour model of failure modes the ToolPrivacyBench "
+                     "paper reports, not a measurement of any LLM")
+    if "langchain-pii" in config.guards:
+        notes.append("baselines act on tool-call arguments at the runner's gateway, which is more "
+                     "generous than where LangChain's PIIMiddleware really acts (it does not scan "
+                     "tool-call arguments, langchain-ai/langchain#37659)")
+    return notes
 
 
 def _tasks(cases: Iterable[Case], config: RunConfig, done: set[Any]) -> list[tuple[Case, str, str]]:
