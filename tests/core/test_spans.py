@@ -69,7 +69,7 @@ def test_hash_mode_is_keyed(policy: PolicyKB, tpguard_spans: SpanCapture) -> Non
         run(g, "team_handoff", {"summary": "call 415-555-0199"})
         return json.loads((tpguard_spans.tool_spans()[0].attributes or {})["tpguard.arguments"])["summary"]
 
-    a, b, c = tag("k1"), tag("k1"), tag("k2")
+    a, b, c = tag("key-one-0123456789"), tag("key-one-0123456789"), tag("key-two-0123456789")
     assert a == b != c and a.startswith("call <phone:hmac:") and "0199" not in a
 
 
@@ -120,7 +120,7 @@ def test_jsonl_exporter_writes_one_line_per_span(policy: PolicyKB, tmp_path: Pat
 
 
 def test_hash_tags_one_fact_the_same_whatever_its_form(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
-    g = Guard(policy, record_arguments="hash", hash_key="k", tracer_provider=tpguard_spans.provider)
+    g = Guard(policy, record_arguments="hash", hash_key="a-long-enough-key-0123", tracer_provider=tpguard_spans.provider)
     run(g, "team_handoff", {"a": "415-555-0199", "b": "(415) 555 0199"})
     args = json.loads((tpguard_spans.tool_spans()[0].attributes or {})["tpguard.arguments"])
     assert args["a"] == args["b"] and args["a"].startswith("<phone:hmac:")
