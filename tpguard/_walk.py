@@ -33,6 +33,7 @@ _TEXTLIKE = (_dt.date, _dt.time, _dt.timedelta, Decimal, uuid.UUID, PurePath)
 _BYTES = (bytes, bytearray, memoryview)
 _SCALARS = (str, int, float, enum.Enum, *_BYTES, *_TEXTLIKE)
 _EXIT = object()
+_FLAT_MAX = 64
 
 
 class _Unreadable(Exception):
@@ -94,7 +95,53 @@ def walk(arguments: Any, free_text: Collection[str] = (), limits: Limits = DEFAU
     """The leaf table of ``arguments``. A leaf is free text when its last key or its path is in
     ``free_text``; a dict key is free text when its dict is. The first problem met is in
     ``table.problem`` (the walk goes on past depth, cycle and type problems, stops at size ones)."""
+    if type(arguments) is dict and len(arguments) <= _FLAT_MAX:
+        table = _flat(arguments, free_text, limits)
+        if table is not None:
+            return table
     return _Walker(free_text, limits).run(arguments)
+
+
+def _flat(arguments: dict[Any, Any], free_text: Collection[str], limits: Limits) -> LeafTable | None:
+    """The common call — a small dict of str keys and str/number/bool/None values — without the
+    stack; ``None`` sends anything else to the general walk. Same table as :class:`_Walker`."""
+    values: list[tuple[str, Any, str | None]] = []
+    total = 0
+    for k, v in arguments.items():
+        tv = type(v)
+        if type(k) is not str:
+            return None
+        if tv is str:
+            text: str | None = v
+        elif v is None or tv is bool:
+            text = None
+        elif tv is int or tv is float:
+            try:
+                text = leaf_text(v)
+            except _Unreadable:
+                return None
+        else:
+            return None
+        total += len(k) + (len(text) if text else 0)
+        if len(k) > limits.max_text or (text is not None and len(text) > limits.max_text):
+            return None
+        values.append((k, v, text))
+    if total > limits.max_total or 2 * len(values) + 1 > limits.max_leaves:
+        return None
+    t = LeafTable()
+    node = Node(arguments, "dict", "", -1, "", -1)
+    t.nodes.append(node)
+    t.root = ("", NODE, 0, -1)
+    leaves, children = t.leaves, node.children
+    for k, _, _ in values:
+        leaves.append(Leaf(k, k, k, "", False, True, 0, k, -1))
+    for i, (k, v, text) in enumerate(values):
+        if text is None:
+            children.append((k, CONST, v, i))
+        else:
+            children.append((k, LEAF, len(leaves), i))
+            leaves.append(Leaf(v, text, k, k, k in free_text, False, 0, k, i))
+    return t
 
 
 class _Walker:

@@ -122,12 +122,16 @@ class Interception:
 
 
 _REDACT_ROUNDS = 3
+_MESSAGE_FIELDS = 10  # fields named in a message; the rest are counted
 
 
 def _describe(findings: Iterable[Finding]) -> tuple[str, str]:
     fs = list(findings)
     types = ", ".join(sorted({f.atom_type for f in fs}))
-    fields = ", ".join(sorted({f.path for f in fs}))
+    paths = sorted({f.path for f in fs})
+    fields = ", ".join(paths[:_MESSAGE_FIELDS])
+    if len(paths) > _MESSAGE_FIELDS:
+        fields += f" and {len(paths) - _MESSAGE_FIELDS} more"
     return types, fields
 
 
