@@ -215,6 +215,7 @@ class _Walker:
     def container(self, entry: tuple[Any, ...]) -> bool:
         value, parent, slot, seg, path, last, depth, key_leaf = entry
         problem = None
+        shape: tuple[str, list[tuple[Any, Any]]] | None = None
         if id(value) in self.active:
             problem = Problem.cycle()
         elif depth >= self.limits.max_depth:
@@ -226,8 +227,8 @@ class _Walker:
                 shape = None
             if shape is None:
                 problem = Problem.unreadable(type(value).__name__)
-        if problem is not None:
-            self.note(problem)
+        if problem is not None or shape is None:
+            self.note(problem or Problem.unreadable(type(value).__name__))
             self.attach(parent, slot, SKIPPED, value, key_leaf)
             return True
         kind, items = shape
