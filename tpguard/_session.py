@@ -1,9 +1,19 @@
 """Per-request state, bound through contextvars so threads and asyncio tasks stay isolated.
 
-A session holds the atoms of one task or request (on top of the policy's), the detector compiled
-for them, and the placeholder map that keeps redaction consistent (same atom → same placeholder).
-Code that hands work to a new thread must copy the context (``contextvars.copy_context().run``);
-the framework adapters do this where the framework does not.
+Layered, not recompiled (issue 9, item 2): the policy's atoms are compiled once per ``Guard`` into a
+:class:`BaseLayer`. A :class:`Session` holds only its *own* atoms (those it was entered with and those
+``register()``-ed into it) and a small overlay :class:`~tpguard.detection.Detector` for them, built
+lazily on the first scan after a change — entering a session costs O(1), ``register`` O(1), the next
+scan O(session atoms) once, and memory per session is O(its atoms). A session sees the atoms of the
+session it was entered from (live), and every session sees the guard-wide atoms registered outside
+any session. An atom whose id is already in the policy (or an outer session) *overrides* it there:
+the outer layer's findings for that id are dropped and the session's value is used.
+
+Authorization of a session atom is resolved against the policy's own resolver
+(``AccessResolver.access(atom, tool)`` with the atom object: its explicit ``(id, tool)`` pairs, else
+its type's rules) — never by copying the policy. Code that hands work to a new thread must copy the
+context (``contextvars.copy_context().run``); the framework adapters do this where the framework
+does not.
 """
 
 from __future__ import annotations
@@ -15,71 +25,176 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from .detection import Detector, Finding
-from .policy import PrivateAtom
+from .policy import PolicyKB, PrivateAtom
 from .redaction import PlaceholderOperator
 
 if TYPE_CHECKING:
-    from .policy import Access, AccessResolver, PolicyKB
+    from .policy import Access, ToolSpec
 
-__all__ = ["Session", "current_session"]
+__all__ = ["BaseLayer", "Session", "current_session"]
+
+_Layer = tuple[Detector, frozenset[str]]
+
+
+class BaseLayer:
+    """The policy compiled once per guard: its detector (with the optional PII detector) and its
+    access resolver."""
+
+    __slots__ = ("_values", "detector", "policy", "resolver")
+
+    def __init__(self, policy: PolicyKB, detector: Detector) -> None:
+        self.policy = policy
+        self.detector = detector
+        self.resolver = policy.resolver()
+        self._values: dict[str, str] | None = None
+
+    def value(self, atom_id: str) -> str | None:
+        if self._values is None:
+            self._values = {a.id: a.value for a in self.policy.atoms}
+        return self._values.get(atom_id)
 
 
 class Session:
-    """Atoms, detector and placeholders of one request. Created by :meth:`Guard.session`."""
+    """Own atoms, overlay detector and placeholders of one request. Created by :meth:`Guard.session`."""
 
     def __init__(
         self,
         guard_id: int,
-        policy: PolicyKB,
+        base: BaseLayer,
         atoms: Iterable[PrivateAtom],
-        make_detector: Callable[[Iterable[PrivateAtom]], Detector],
+        make_overlay: Callable[[Iterable[PrivateAtom]], Detector],
         session_id: str | None = None,
+        parent: Session | None = None,
     ) -> None:
         self.id = session_id or uuid.uuid4().hex[:16]
         self.guard_id = guard_id
+        self._base = base
+        self._parent = parent
+        self._make_overlay = make_overlay
         self._lock = threading.Lock()
-        self._make_detector = make_detector
+        self._own: dict[str, PrivateAtom] = {a.id: a for a in atoms}
+        self._overlay: _Layer | None = None
+        self._dirty = bool(self._own)
+        self._chain: tuple[tuple[_Layer | None, ...], list[tuple[Detector, frozenset[str]]],
+                           frozenset[str]] | None = None
+        self._policy: tuple[tuple[_Layer | None, ...], PolicyKB] | None = None
         self._placeholders: dict[str, str] = {}
-        self._values: tuple[PolicyKB, dict[str, str]] | None = None
         self._counters: dict[str, int] = {}
-        self._base = policy
-        self._extra: dict[str, PrivateAtom] = {a.id: a for a in atoms}
-        self.policy: PolicyKB = policy
-        self.resolver: AccessResolver = policy.resolver()
-        #: (atom id, (tool, purpose, sink)) → Access, reset whenever atoms change
+        #: (atom id, (tool, purpose, sink)) → Access; reset whenever this session's atoms change
         self.access_cache: dict[tuple[str, tuple[str, str, str]], Access] = {}
-        self.detector: Detector = make_detector(policy.atoms)
-        if self._extra:
-            self._rebuild()
 
-    def _rebuild(self) -> None:
-        policy = self._base.with_atoms(self._extra.values())
-        detector = self._make_detector(policy.atoms)
-        # Swap whole objects so a concurrent check sees either the old or the new state.
-        self.policy, self.resolver, self.detector = policy, policy.resolver(), detector
-        self.access_cache = {}
-
+    # -- atoms --------------------------------------------------------------------------------
     def register(self, *atoms: PrivateAtom) -> None:
+        """Add atoms to this session. O(atoms); the overlay is rebuilt once, on the next scan."""
         with self._lock:
-            self._extra.update({a.id: a for a in atoms})
-            self._rebuild()
+            self._own.update({a.id: a for a in atoms})
+            self._dirty = True
+            self.access_cache = {}
 
-    def rebase(self, policy: PolicyKB) -> None:
-        """The guard's policy changed (a tool was registered): keep this session's atoms."""
-        with self._lock:
-            self._base = policy
-            self._rebuild()
+    def _layer(self) -> _Layer | None:
+        if self._dirty:
+            with self._lock:
+                if self._dirty:
+                    own = tuple(self._own.values())
+                    self._overlay = (self._make_overlay(own), frozenset(a.id for a in own)) if own else None
+                    self._dirty = False
+        return self._overlay
+
+    def _layers(self) -> tuple[list[tuple[Detector, frozenset[str]]], frozenset[str]]:
+        """Overlays from this session outwards, each with the ids a closer layer overrides, and
+        the ids all of them shadow in the base layer. Recomputed only when a layer changed."""
+        own: list[_Layer | None] = []
+        s: Session | None = self
+        while s is not None:
+            own.append(s._layer())
+            s = s._parent
+        key = tuple(own)
+        chain = self._chain
+        if chain is None or chain[0] != key:
+            layers: list[tuple[Detector, frozenset[str]]] = []
+            seen: frozenset[str] = frozenset()
+            for layer in own:
+                if layer is not None:
+                    layers.append((layer[0], seen))
+                    seen = seen | layer[1]
+            chain = self._chain = (key, layers, seen)
+        return chain[1], chain[2]
+
+    def _own_atom(self, atom_id: str) -> PrivateAtom | None:
+        s: Session | None = self
+        while s is not None:
+            atom = s._own.get(atom_id)
+            if atom is not None:
+                return atom
+            s = s._parent
+        return None
+
+    @property
+    def has_overlay(self) -> bool:
+        return bool(self._layers()[0])
+
+    # -- scanning and deciding ------------------------------------------------------------------
+    def scanner(self) -> Callable[[str, str, bool], list[Finding]]:
+        """``scan(text, path, free_text)`` over the base layer and every overlay, the layers
+        resolved once per call. Each scan is O(text) and flat in atoms."""
+        base = self._base.detector.scan_text
+        layers, shadow = self._layers()
+        if not layers:
+            return lambda text, path, free: base(text, path=path, free_text=free)  # norm= at merge
+
+        def scan(text: str, path: str, free: bool) -> list[Finding]:
+            out = [f for f in base(text, path=path, free_text=free) if f.atom_id not in shadow]
+            for det, overridden in layers:  # closest session first: its atoms override outer ones
+                found = det.scan_text(text, path=path, free_text=free)
+                if overridden:
+                    found = [f for f in found if f.atom_id not in overridden]
+                out.extend(found)
+            if len(out) > 1:
+                out.sort(key=lambda f: (f.start, -f.end))
+            return out
+
+        return scan
+
+    def access(self, atom_id: str, spec: ToolSpec) -> Access:
+        """``A`` for one atom and tool: a session atom by its object, a policy atom by its id."""
+        key = (atom_id, (spec.name, spec.purpose, spec.sink))
+        cached = self.access_cache.get(key)
+        if cached is None:
+            atom = self._own_atom(atom_id)
+            cached = self._base.resolver.access(atom if atom is not None else atom_id, spec)
+            self.access_cache[key] = cached
+        return cached
+
+    def access_of_type(self, atom: PrivateAtom, spec: ToolSpec) -> Access:
+        """``A`` for an unregistered finding (PII) known by its type only."""
+        return self._base.resolver.access(atom, spec)
+
+    def atom_value(self, atom_id: str) -> str | None:
+        """The canonical value of a registered atom (for keyed hashing in spans), else None."""
+        atom = self._own_atom(atom_id)
+        return atom.value if atom is not None else self._base.value(atom_id)
+
+    # -- compatibility views (O(policy): not on the hot path) -----------------------------------
+    @property
+    def policy(self) -> PolicyKB:
+        """The policy with this session's atoms merged in (computed on demand, then cached)."""
+        key = tuple(self._layers()[0])
+        cached = self._policy
+        if cached is None or cached[0] != key:
+            chain: list[Session] = []
+            s: Session | None = self
+            while s is not None:
+                chain.append(s)
+                s = s._parent
+            merged: dict[str, PrivateAtom] = {}
+            for sess in reversed(chain):
+                merged.update(sess._own)
+            cached = self._policy = (key, self._base.policy.with_atoms(merged.values()))
+        return cached[1]
 
     @property
     def atoms(self) -> tuple[PrivateAtom, ...]:
         return self.policy.atoms
-
-    def atom_value(self, atom_id: str) -> str | None:
-        """The canonical value of a registered atom (for keyed hashing in spans), else None."""
-        values = self._values
-        if values is None or values[0] is not self.policy:
-            values = self._values = (self.policy, {a.id: a.value for a in self.policy.atoms})
-        return values[1].get(atom_id)
 
     def placeholder(self, finding: Finding) -> str:
         with self._lock:

@@ -1,8 +1,15 @@
-"""Walking and rebuilding nested tool arguments.
+"""One walk over a tool call's arguments into a :class:`~tpguard._leaves.LeafTable` (issue 9, 1 & 5).
 
-Arguments are dicts, lists, tuples, pydantic models, dataclasses, numbers, enums, dates and None.
-Each text leaf is reported with its argument path (``items[2].comment``); rebuilding replaces leaves
-at paths and leaves everything else — including the caller's objects — untouched.
+Read: dicts and other mappings (keys *and* values), lists, tuples, pydantic models (declared and
+extra fields), dataclasses, strings, numbers, enums, dates, decimals, UUIDs, paths, and
+``bytes``/``bytearray``/``memoryview`` (decoded as UTF-8, invalid bytes replaced). Refused — recorded
+as a :class:`~tpguard._limits.Problem`, never silently skipped: sets, deques, iterators and
+generators (reading them would consume or reorder the caller's object), and any other object.
+Nothing is read through ``str()`` of an unknown object, so a raising ``__str__`` cannot hurt.
+
+The walk is iterative (an explicit stack: 10,000-deep nesting cannot raise ``RecursionError``),
+detects cycles on the current path, and stops at the :class:`~tpguard._limits.Limits`. Cost: O(values
+visited + characters of the texts), bounded by ``max_leaves`` and ``max_total``.
 """
 
 from __future__ import annotations
@@ -11,109 +18,286 @@ import dataclasses
 import datetime as _dt
 import enum
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "iter_leaves", "replace_at", "to_jsonable"]
+from ._leaves import CONST, LEAF, NODE, SKIPPED, Leaf, LeafTable, Node, join
+from ._limits import DEFAULT_LIMITS, Limits, Problem
 
-MAX_DEPTH = 32
-_TEXTLIKE = (_dt.date, _dt.time, Decimal, uuid.UUID, PurePath)
+__all__ = ["MAX_DEPTH", "iter_leaves", "leaf_text", "replace_at", "to_jsonable", "walk"]
+
+MAX_DEPTH = DEFAULT_LIMITS.max_depth
+_TEXTLIKE = (_dt.date, _dt.time, _dt.timedelta, Decimal, uuid.UUID, PurePath)
+_BYTES = (bytes, bytearray, memoryview)
+_SCALARS = (str, int, float, enum.Enum, *_BYTES, *_TEXTLIKE)
+_EXIT = object()
+_FLAT_MAX = 64
 
 
-def _leaf_text(value: Any) -> str | None:
+class _Unreadable(Exception):
+    pass
+
+
+def leaf_text(value: Any) -> str | None:
+    """The text of a scalar (``None`` for ``None``/bools); raises ``_Unreadable`` for a scalar
+    whose text cannot be had (a 5,000-digit integer)."""
     if isinstance(value, str):
         return value
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        # Two decimals where the value has at most two (amounts): 1250.0 → "1250.00".
-        return f"{value:.2f}" if round(value, 2) == value else repr(value)
-    if isinstance(value, enum.Enum):
-        return _leaf_text(value.value)
-    if isinstance(value, _TEXTLIKE):
-        return str(value)
-    return None
+    try:
+        if isinstance(value, int):
+            return str(int(value))
+        if isinstance(value, float):
+            # Two decimals where the value has at most two (amounts): 1250.0 → "1250.00".
+            return f"{value:.2f}" if round(value, 2) == value else repr(float(value))
+        if isinstance(value, enum.Enum):
+            inner = value.value
+            if isinstance(inner, str | int | float) and not isinstance(inner, bool):
+                return leaf_text(inner)
+            return value.name
+        if isinstance(value, _BYTES):
+            return bytes(value).decode("utf-8", errors="replace")
+        if isinstance(value, _TEXTLIKE):
+            return str(value)
+    except Exception as e:  # a value whose text cannot be made: refused, not skipped
+        raise _Unreadable(type(value).__name__) from e
+    raise _Unreadable(type(value).__name__)
 
 
-def _children(value: Any) -> Iterator[tuple[str | int, Any]] | None:
+def _is_scalar(value: Any) -> bool:
+    return value is None or isinstance(value, _SCALARS)
+
+
+def _container(value: Any) -> tuple[str, list[tuple[Any, Any]]] | None:
+    """``(kind, [(slot, child), …])`` for a container tpguard reads; ``None`` otherwise."""
+    if isinstance(value, dict):
+        return "dict", list(value.items())
+    if isinstance(value, list):
+        return "list", list(enumerate(value))
+    if isinstance(value, tuple):
+        return "tuple", list(enumerate(value))
     if isinstance(value, Mapping):
-        return ((str(k), v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return enumerate(value)
-    if isinstance(value, set | frozenset):
-        return enumerate(sorted(value, key=repr))
-    fields = getattr(type(value), "model_fields", None)  # pydantic v2 model
+        return "mapping", list(value.items())
+    fields = getattr(type(value), "model_fields", None)  # pydantic v2 model: declared + extra fields
     if isinstance(fields, dict) and hasattr(value, "model_copy"):
-        return ((name, getattr(value, name, None)) for name in fields)
+        items = [(name, getattr(value, name, None)) for name in fields]
+        extra = getattr(value, "__pydantic_extra__", None) or {}
+        return "model", items + list(extra.items())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
+        return "dataclass", [(f.name, getattr(value, f.name)) for f in dataclasses.fields(value)]
     return None
 
 
-def _join(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
+def walk(arguments: Any, free_text: Collection[str] = (), limits: Limits = DEFAULT_LIMITS) -> LeafTable:
+    """The leaf table of ``arguments``. A leaf is free text when its last key or its path is in
+    ``free_text``; a dict key is free text when its dict is. The first problem met is in
+    ``table.problem`` (the walk goes on past depth, cycle and type problems, stops at size ones)."""
+    if type(arguments) is dict and len(arguments) <= _FLAT_MAX:
+        table = _flat(arguments, free_text, limits)
+        if table is not None:
+            return table
+    return _Walker(free_text, limits).run(arguments)
 
 
+def _flat(arguments: dict[Any, Any], free_text: Collection[str], limits: Limits) -> LeafTable | None:
+    """The common call — a small dict of str keys and str/number/bool/None values — without the
+    stack; ``None`` sends anything else to the general walk. Same table as :class:`_Walker`."""
+    values: list[tuple[str, Any, str | None]] = []
+    total = 0
+    for k, v in arguments.items():
+        tv = type(v)
+        if type(k) is not str:
+            return None
+        if tv is str:
+            text: str | None = v
+        elif v is None or tv is bool:
+            text = None
+        elif tv is int or tv is float:
+            try:
+                text = leaf_text(v)
+            except _Unreadable:
+                return None
+        else:
+            return None
+        total += len(k) + (len(text) if text else 0)
+        if len(k) > limits.max_text or (text is not None and len(text) > limits.max_text):
+            return None
+        values.append((k, v, text))
+    if total > limits.max_total or 2 * len(values) + 1 > limits.max_leaves:
+        return None
+    t = LeafTable()
+    node = Node(arguments, "dict", "", -1, "", -1)
+    t.nodes.append(node)
+    t.root = ("", NODE, 0, -1)
+    leaves, children = t.leaves, node.children
+    for k, _, _ in values:
+        leaves.append(Leaf(k, k, k, "", False, True, 0, k, -1))
+    for i, (k, v, text) in enumerate(values):
+        if text is None:
+            children.append((k, CONST, v, i))
+        else:
+            children.append((k, LEAF, len(leaves), i))
+            leaves.append(Leaf(v, text, k, k, k in free_text, False, 0, k, i))
+    return t
+
+
+class _Walker:
+    """One walk: an explicit stack of ``(value, parent node, slot, segment, path, last key, depth,
+    key leaf)`` entries, popped in document order."""
+
+    def __init__(self, free_text: Collection[str], limits: Limits) -> None:
+        self.t = LeafTable()
+        self.free = free_text
+        self.limits = limits
+        self.count = 0
+        self.total = 0
+        self.active: set[int] = set()
+        self.stack: list[tuple[Any, ...]] = []
+
+    def note(self, problem: Problem) -> None:
+        if self.t.problem is None:
+            self.t.problem = problem
+
+    def attach(self, parent: int, slot: Any, kind: int, target: Any, key_leaf: int) -> None:
+        ref = (slot, kind, target, key_leaf)
+        if parent < 0:
+            self.t.root = ref
+        else:
+            self.t.nodes[parent].children.append(ref)
+
+    def run(self, arguments: Any) -> LeafTable:
+        stack = self.stack
+        stack.append((arguments, -1, "", "", "", "", 0, -1))
+        max_leaves = self.limits.max_leaves
+        while stack:
+            entry = stack.pop()
+            value = entry[0]
+            if value is _EXIT:
+                self.active.discard(entry[1])
+                continue
+            self.count += 1
+            if self.count > max_leaves:
+                self.note(Problem.leaves(self.limits))
+                break
+            ok = self.scalar(entry) if _is_scalar(value) else self.container(entry)
+            if not ok:
+                break
+        return self.t
+
+    def scalar(self, entry: tuple[Any, ...]) -> bool:
+        value, parent, slot, seg, path, last, _, key_leaf = entry
+        try:
+            text = leaf_text(value)
+        except _Unreadable as e:
+            self.note(Problem.unreadable(str(e)))
+            self.attach(parent, slot, SKIPPED, value, key_leaf)
+            return True
+        if text is None:
+            self.attach(parent, slot, CONST, value, key_leaf)
+            return True
+        if len(text) > self.limits.max_text:
+            self.note(Problem.text_size(self.limits))
+            self.attach(parent, slot, SKIPPED, value, key_leaf)
+            return True
+        self.total += len(text)
+        if self.total > self.limits.max_total:
+            self.note(Problem.total(self.limits))
+            return False
+        leaves = self.t.leaves
+        self.attach(parent, slot, LEAF, len(leaves), key_leaf)
+        free = last in self.free or path in self.free
+        leaves.append(Leaf(value, text, path, last, free, False, parent, seg, key_leaf))
+        return True
+
+    def container(self, entry: tuple[Any, ...]) -> bool:
+        value, parent, slot, seg, path, last, depth, key_leaf = entry
+        problem = None
+        shape: tuple[str, list[tuple[Any, Any]]] | None = None
+        if id(value) in self.active:
+            problem = Problem.cycle()
+        elif depth >= self.limits.max_depth:
+            problem = Problem.depth(self.limits)
+        else:
+            try:
+                shape = _container(value)
+            except Exception:  # a mapping or model whose items cannot be read
+                shape = None
+            if shape is None:
+                problem = Problem.unreadable(type(value).__name__)
+        if problem is not None or shape is None:
+            self.note(problem or Problem.unreadable(type(value).__name__))
+            self.attach(parent, slot, SKIPPED, value, key_leaf)
+            return True
+        kind, items = shape
+        nodes = self.t.nodes
+        n = len(nodes)
+        self.attach(parent, slot, NODE, n, key_leaf)
+        nodes.append(Node(value, kind, path, parent, seg, key_leaf))
+        self.active.add(id(value))
+        self.stack.append((_EXIT, id(value)))
+        if kind in ("dict", "mapping"):
+            pending = self.keyed(items, n, path, last in self.free or path in self.free, depth)
+        elif kind in ("model", "dataclass"):
+            pending = [(child, n, k, k, join(path, k), k, depth + 1, -1) for k, child in items]
+        else:
+            pending = [(child, n, k, k, join(path, k), last, depth + 1, -1) for k, child in items]
+        if self.count > self.limits.max_leaves or self.total > self.limits.max_total:
+            over = self.count > self.limits.max_leaves
+            self.note(Problem.leaves(self.limits) if over else Problem.total(self.limits))
+            return False
+        self.stack.extend(reversed(pending))
+        return True
+
+    def keyed(self, items: list[tuple[Any, Any]], n: int, path: str, free_keys: bool,
+              depth: int) -> list[tuple[Any, ...]]:
+        """Children of a mapping; each key becomes a leaf of its own (scanned like a value)."""
+        leaves = self.t.leaves
+        pending = []
+        for k, child in items:
+            self.count += 1
+            try:
+                ktext = leaf_text(k)
+            except _Unreadable as e:
+                self.note(Problem.unreadable(f"dict key {e}"))
+                ktext = None
+            if ktext and len(ktext) > self.limits.max_text:
+                self.note(Problem.text_size(self.limits))
+                ktext = None
+            key_leaf = -1
+            if ktext:
+                self.total += len(ktext)
+                key_leaf = len(leaves)
+                leaves.append(Leaf(k, ktext, join(path, ktext), "", free_keys, True, n, ktext, -1))
+            seg = ktext if ktext is not None else f"<{type(k).__name__}>"
+            pending.append((child, n, k, seg, join(path, seg), seg, depth + 1, key_leaf))
+        return pending
+
+
+# -- compatibility helpers (the benchmark's baselines and evidence use them) -----------------------
 def iter_leaves(value: Any, path: str = "", depth: int = 0) -> Iterator[tuple[str, str, str]]:
-    """Yield ``(path, last_key, text)`` for every text-bearing leaf."""
-    text = _leaf_text(value)
-    if text is not None:
-        if text:
-            yield path, path.rsplit(".", 1)[-1].split("[", 1)[0], text
-        return
-    if depth >= MAX_DEPTH:
-        return
-    children = _children(value)
-    if children is None:
-        return
-    for key, child in children:
-        yield from iter_leaves(child, _join(path, key), depth + 1)
+    """``(path, last_key, text)`` of every non-empty value text (keys excluded), in order."""
+    outer_key = path.rsplit(".", 1)[-1].split("[", 1)[0]
+    for leaf in walk(value).leaves:
+        if leaf.text and not leaf.is_key:
+            p = leaf.path
+            if path:
+                p = path + p if not p or p.startswith("[") else f"{path}.{p}"
+            yield p, leaf.key or outer_key, leaf.text
 
 
-def replace_at(value: Any, replacements: Mapping[str, Any], path: str = "") -> Any:
-    """A copy of ``value`` with the leaves at ``replacements``' paths replaced (others shared)."""
-    if path in replacements:
-        return replacements[path]
-    if not any(p.startswith(path) for p in replacements):
-        return value
-    if isinstance(value, Mapping):
-        return {k: replace_at(v, replacements, _join(path, str(k))) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        items = [replace_at(v, replacements, _join(path, i)) for i, v in enumerate(value)]
-        return items if isinstance(value, list) else type(value)(items)
-    fields = getattr(type(value), "model_fields", None)
-    if isinstance(fields, dict) and hasattr(value, "model_copy"):
-        update = {n: replace_at(getattr(value, n), replacements, _join(path, n)) for n in fields}
-        return value.model_copy(update=update)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        update = {
-            f.name: replace_at(getattr(value, f.name), replacements, _join(path, f.name))
-            for f in dataclasses.fields(value)
-            if f.init
-        }
-        return dataclasses.replace(value, **update)
-    return value
+def replace_at(value: Any, replacements: Mapping[str, Any]) -> Any:
+    """A copy of ``value`` with the value leaves at ``replacements``' paths replaced (one walk)."""
+    if "" in replacements:
+        return replacements[""]
+    table = walk(value)
+    texts = {i: replacements[leaf.path] for i, leaf in enumerate(table.leaves)
+             if not leaf.is_key and leaf.path in replacements}
+    return table.rebuild(texts)
 
 
-def to_jsonable(value: Any, depth: int = 0) -> Any:
+def to_jsonable(value: Any) -> Any:
     """A JSON-ready copy of ``value`` (models and dataclasses become dicts)."""
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    if depth >= MAX_DEPTH:
-        return "…"
-    if isinstance(value, enum.Enum):
-        return to_jsonable(value.value, depth + 1)
-    if isinstance(value, _TEXTLIKE):
-        return str(value)
-    children = _children(value)
-    if children is None:
-        return f"<{type(value).__name__}>"
-    if isinstance(value, list | tuple | set | frozenset):
-        return [to_jsonable(v, depth + 1) for _, v in children]
-    return {str(k): to_jsonable(v, depth + 1) for k, v in children}
+    return walk(value).jsonable({})

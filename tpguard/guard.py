@@ -9,14 +9,23 @@
 Over-disclosure is ``O_{j,k} = D(p_j, a_k) · I[A_{j,i(k)} = 0]`` (ToolPrivacyBench, seed ``000_*``
 §3.6): the detector gives ``D`` and the policy's resolver gives ``A``. Internal errors fail closed in
 enforce/redact and open in audit; either way they are logged (error type only) and recorded.
+
+A call is walked once into a leaf table (:mod:`tpguard._walk`); detection, redaction and span
+rendering read that table. Dict keys are scanned like values; a key that holds an atom is shown as
+its session placeholder in every path (``extra.[PERSON_NAME_1]``), message and span. In ``redact``
+mode a forbidden atom in a key is rewritten when the key's dict is a free-text slot, and blocks the
+call otherwise (keys are structure). Past a :class:`~tpguard._limits.Limits` bound, on a cycle or on
+a value tpguard cannot read, ``enforce``/``redact`` withhold the call naming the limit and ``audit``
+allows it with ``Decision.error`` set (``limit:max_depth``, ``cycle``, ``unreadable:deque``).
+Redacted arguments are re-scanned before they are returned: a rewrite that still carries a
+forbidden atom is rewritten again, and blocked if that does not clear it.
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
-from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -29,17 +38,19 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, TracerProvider
 
 from . import __version__
-from ._session import Session
-from ._walk import iter_leaves, replace_at
+from ._leaves import CallView, LeafTable, RebuildError
+from ._limits import DEFAULT_LIMITS, Limits, Problem
+from ._session import BaseLayer, Session
+from ._walk import walk
 from .detection import Detector, Finding
 from .errors import GuardViolation
 from .pii import PiiDetector
 from .policy import PolicyKB, PrivateAtom, ToolSpec
 from .redaction import PlaceholderOperator, rewrite_text
 from .telemetry.content import ArgumentRecording, ContentPolicy
-from .telemetry.spans import record_decision, record_error, start_tool_span
+from .telemetry.spans import DEFAULT_FINDING_EVENTS, record_decision, record_error, start_tool_span
 
-__all__ = ["MODES", "Action", "Decision", "Guard", "Interception", "Mode"]
+__all__ = ["MODES", "Action", "Decision", "Guard", "Interception", "Limits", "Mode"]
 
 Mode = Literal["audit", "enforce", "redact"]
 Action = Literal["allow", "block", "redact"]
@@ -110,10 +121,17 @@ class Interception:
             raise GuardViolation(self.decision)
 
 
+_REDACT_ROUNDS = 3
+_MESSAGE_FIELDS = 10  # fields named in a message; the rest are counted
+
+
 def _describe(findings: Iterable[Finding]) -> tuple[str, str]:
     fs = list(findings)
     types = ", ".join(sorted({f.atom_type for f in fs}))
-    fields = ", ".join(sorted({f.path for f in fs}))
+    paths = sorted({f.path for f in fs})
+    fields = ", ".join(paths[:_MESSAGE_FIELDS])
+    if len(paths) > _MESSAGE_FIELDS:
+        fields += f" and {len(paths) - _MESSAGE_FIELDS} more"
     return types, fields
 
 
@@ -122,6 +140,8 @@ class Guard:
 
     ``policy`` is a :class:`PolicyKB`, a path to a policy file, or ``None`` (tools and atoms
     registered later). Spans go to ``tracer_provider`` (default: the global provider).
+    ``limits`` bounds what one call may hold (:class:`Limits`); ``max_finding_events`` caps the
+    ``tpguard.finding`` events per span (``None``: one per finding, uncapped).
     """
 
     def __init__(
@@ -135,6 +155,8 @@ class Guard:
         allow_raw_arguments: bool = False,
         hash_key: bytes | str | None = None,
         tracer_provider: TracerProvider | None = None,
+        limits: Limits | None = None,
+        max_finding_events: int | None = DEFAULT_FINDING_EVENTS,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)} (got {mode!r})")
@@ -142,6 +164,8 @@ class Guard:
             policy = PolicyKB.from_file(policy)
         self.mode: Mode = mode
         self.policy: PolicyKB = policy or PolicyKB()
+        self.limits: Limits = limits or DEFAULT_LIMITS
+        self.max_finding_events = max_finding_events
         self._id = next(_ids)
         self._fuzzy = fuzzy
         self._pii = pii
@@ -149,13 +173,16 @@ class Guard:
         self._content = ContentPolicy(record_arguments, allow_raw=allow_raw_arguments, hash_key=hash_key)
         provider = tracer_provider or trace.get_tracer_provider()
         self._tracer = provider.get_tracer("tpguard", __version__)
-        self._default = Session(self._id, self.policy, (), self._detector, session_id="default")
+        # The policy's atoms compile once, here; sessions and register() add small overlays.
+        self._base = BaseLayer(self.policy, Detector(self.policy.atoms, fuzzy=fuzzy, pii=pii))
+        self._default = Session(self._id, self._base, (), self._overlay, session_id="default")
 
     def __repr__(self) -> str:
         return f"Guard(mode={self.mode!r}, atoms={len(self.policy.atoms)}, tools={len(self._tools)})"
 
-    def _detector(self, atoms: Iterable[PrivateAtom]) -> Detector:
-        return Detector(atoms, fuzzy=self._fuzzy, pii=self._pii)
+    def _overlay(self, atoms: Iterable[PrivateAtom]) -> Detector:
+        """A session's own matcher: O(its atoms); PII stays in the base layer (found once)."""
+        return Detector(atoms, fuzzy=self._fuzzy)
 
     @property
     def recording(self) -> ArgumentRecording:
@@ -179,16 +206,21 @@ class Guard:
         return spec if spec is not None else ToolSpec(name=tool, sink="external")
 
     def register(self, *atoms: PrivateAtom) -> None:
-        """Add atoms learned mid-session (to the current session, else guard-wide)."""
+        """Add atoms learned mid-session (to the current session, else guard-wide). O(atoms): the
+        session's overlay is rebuilt once, on its next scan. A registered id that is already in the
+        policy overrides the policy's atom in that session."""
         self._session().register(*atoms)
 
     @contextmanager
     def session(
         self, atoms: Iterable[PrivateAtom] = (), *, session_id: str | None = None
     ) -> Iterator[Session]:
-        """Bind one request's atoms to the current context (threads and asyncio tasks isolated)."""
-        base = self._session().policy
-        sess = Session(self._id, base, atoms, self._detector, session_id=session_id)
+        """Bind one request's atoms to the current context (threads and asyncio tasks isolated).
+
+        O(1) to enter: the atoms compile into a small overlay on the session's first scan. The
+        session also sees the atoms of the session it is entered from (and guard-wide ones)."""
+        sess = Session(self._id, self._base, atoms, self._overlay, session_id=session_id,
+                       parent=self._session())
         token = _SESSIONS.set({**_SESSIONS.get(), self._id: sess})
         try:
             yield sess
@@ -207,51 +239,84 @@ class Guard:
         """Decide one call. Never raises: an internal error fails closed (open in ``audit``).
 
         ``mode`` overrides the guard's mode for this call (an observe-only hook passes ``audit``).
+        Cost: one walk of the arguments and one scan per text, O(size of the call), flat in atoms.
         """
-        spec = self.tool_spec(tool)
-        mode = mode or self.mode
+        return self._decide(self.tool_spec(tool), arguments, mode or self.mode)[0]
+
+    def _decide(self, spec: ToolSpec, arguments: Any, mode: Mode) -> tuple[Decision, CallView | None]:
         try:
             return self._check(spec, arguments, mode)
         except Exception as e:  # the guard must never crash the agent
             kind = type(e).__qualname__
             _log.error("tpguard: internal error (%s) while checking a call to %s", kind, spec.name)
             if mode == "audit":
-                return Decision(spec.name, mode, "allow", arguments=arguments, error=kind)
+                return Decision(spec.name, mode, "allow", arguments=arguments, error=kind), None
             msg = (f"tpguard could not check this call to {spec.name} ({kind}) and withheld it. "
                    "Try again with fewer personal details.")
-            return Decision(spec.name, mode, "block", arguments=arguments, message=msg, error=kind)
+            return Decision(spec.name, mode, "block", arguments=arguments, message=msg, error=kind), None
 
-    def _check(self, spec: ToolSpec, arguments: Any, mode: Mode) -> Decision:
+    def _check(self, spec: ToolSpec, arguments: Any, mode: Mode) -> tuple[Decision, CallView]:
         sess = self._session()
-        raw = sess.detector.scan(arguments, spec.free_text)
-        if not raw:
-            return Decision(spec.name, mode, "allow", arguments=arguments, session_id=sess.id)
-        resolver, cache = sess.resolver, sess.access_cache
-        tool_key = (spec.name, spec.purpose, spec.sink)
-        findings = []
-        for f in raw:
-            if f.method == "pii":  # unregistered PII: only type rules forbid it
-                acc = resolver.access(PrivateAtom(id=f.atom_id, type=f.atom_type, value="-"), spec)
-                ok = acc.level == "default" or acc.permits(f.path, f.method)
-            else:
-                cached = cache.get((f.atom_id, tool_key))
-                if cached is None:
-                    cached = cache[(f.atom_id, tool_key)] = resolver.access(f.atom_id, spec)
-                ok = cached.permits(f.path, f.method)
-            findings.append(Finding(*f[:-1], ok))
-        forbidden = tuple(f for f in findings if not f.authorized)
-        found = tuple(findings)
+        table = walk(arguments, spec.free_text, self.limits)
+        problem = table.problem
+        error = problem.code if problem is not None else None
+        if problem is not None:
+            _log.warning("tpguard: %s in a call to %s (%s mode)", problem.code, spec.name, mode)
+            if mode != "audit":
+                return self._unreadable(spec, mode, arguments, problem, sess), CallView(table, {}, None)
+        scan = sess.scanner()
+        per_leaf: dict[int, list[Finding]] = {}
+        for i, leaf in enumerate(table.leaves):
+            found = scan(leaf.text, leaf.path, leaf.free_text)
+            if found:
+                per_leaf[i] = found
+        if not per_leaf:
+            decision = Decision(spec.name, mode, "allow", arguments=arguments, error=error, session_id=sess.id)
+            return decision, CallView(table, per_leaf, None)
+        paths = self._key_paths(sess, table, per_leaf)
+        for i, found in per_leaf.items():
+            path = paths[i] if paths is not None else table.leaves[i].path
+            per_leaf[i] = [self._authorized(sess, spec, f, path) for f in found]
+        call = CallView(table, per_leaf, paths)
+        found_all = tuple(f for fs in per_leaf.values() for f in fs)
+        forbidden = tuple(f for f in found_all if not f.authorized)
         if not forbidden or mode == "audit":
-            return Decision(spec.name, mode, "allow", found, forbidden, arguments, session_id=sess.id)
-        structured = [f for f in forbidden if not f.free_text]
-        if mode == "enforce" or structured:
-            return Decision(spec.name, mode, "block", found, forbidden, arguments,
-                            message=self._block_message(spec, forbidden), session_id=sess.id)
-        rewritten = self._redact(sess, arguments, forbidden)
+            return Decision(spec.name, mode, "allow", found_all, forbidden, arguments, error=error,
+                            session_id=sess.id), call
+        if mode == "enforce" or any(not f.free_text for f in forbidden):
+            return Decision(spec.name, mode, "block", found_all, forbidden, arguments,
+                            message=self._block_message(spec, forbidden), session_id=sess.id), call
+        try:
+            rewritten = self._redact(sess, spec, call, scan)
+        except RebuildError as e:
+            msg = f"tpguard withheld this call to {spec.name}: {e}. Call it again without them."
+            return Decision(spec.name, mode, "block", found_all, forbidden, arguments, message=msg,
+                            error="RebuildError", session_id=sess.id), call
+        if rewritten is None:
+            return Decision(spec.name, mode, "block", found_all, forbidden, arguments,
+                            message=self._block_message(spec, forbidden), session_id=sess.id), call
         types, fields = _describe(forbidden)
         msg = f"tpguard replaced {types} in {fields} with placeholders before calling {spec.name}."
-        return Decision(spec.name, mode, "redact", found, forbidden, rewritten, message=msg,
-                        session_id=sess.id)
+        return Decision(spec.name, mode, "redact", found_all, forbidden, rewritten, message=msg,
+                        session_id=sess.id), call
+
+    @staticmethod
+    def _authorized(sess: Session, spec: ToolSpec, f: Finding, path: str) -> Finding:
+        if f.method == "pii":  # unregistered PII: only type rules forbid it
+            acc = sess.access_of_type(PrivateAtom(id=f.atom_id, type=f.atom_type, value="-"), spec)
+            ok = acc.level == "default" or acc.permits(path, f.method)
+        else:
+            ok = sess.access(f.atom_id, spec).permits(path, f.method)
+        return Finding(f.atom_id, f.atom_type, path, f.method, f.start, f.end, f.score, f.free_text,
+                       f.severity, ok)
+
+    @staticmethod
+    def _key_paths(sess: Session, table: LeafTable, per_leaf: Mapping[int, list[Finding]]) -> list[str] | None:
+        """Display paths when a dict key holds an atom: the key becomes its placeholder."""
+        op = PlaceholderOperator(sess.placeholder)
+        labels = {i: rewrite_text(table.leaves[i].text, found, op)
+                  for i, found in per_leaf.items() if table.leaves[i].is_key}
+        return table.display_paths(labels) if labels else None
 
     @staticmethod
     def _block_message(spec: ToolSpec, forbidden: Iterable[Finding]) -> str:
@@ -262,22 +327,36 @@ class Guard:
                 "refer to them generically.")
 
     @staticmethod
-    def _redact(sess: Session, arguments: Any, forbidden: Iterable[Finding]) -> Any:
-        by_path: dict[str, list[Finding]] = defaultdict(list)
-        for f in forbidden:
-            by_path[f.path].append(f)
+    def _unreadable(spec: ToolSpec, mode: Mode, arguments: Any, problem: Problem, sess: Session) -> Decision:
+        msg = (f"tpguard could not read this call to {spec.name} — {problem.text} — and withheld "
+               f"it. Call {spec.name} again with plain text, numbers, lists and objects.")
+        return Decision(spec.name, mode, "block", arguments=arguments, message=msg, error=problem.code,
+                        session_id=sess.id)
+
+    def _redact(self, sess: Session, spec: ToolSpec, call: CallView,
+                scan: Callable[[str, str, bool], list[Finding]]) -> Any:
+        """Rewrite forbidden atoms in their leaves and rebuild the arguments in one pass; re-scan
+        each rewritten leaf and rewrite again (bounded) until it holds no forbidden atom — ``None``
+        if that does not converge. O(rewritten leaves' text + copied containers)."""
         op = PlaceholderOperator(sess.placeholder)
-        if type(arguments) is dict and all(type(arguments.get(p)) is str for p in by_path):
-            rewritten = dict(arguments)  # flat call: rewrite the slots in a shallow copy
-            for path, found in by_path.items():
-                rewritten[path] = rewrite_text(arguments[path], found, op)
-            return rewritten
-        replacements = {
-            path: rewrite_text(text, by_path[path], op)
-            for path, _, text in iter_leaves(arguments)
-            if path in by_path
-        }
-        return replace_at(arguments, replacements)
+        table = call.table
+        todo = {i: [f for f in fs if not f.authorized] for i, fs in call.per_leaf.items()}
+        texts = {i: table.leaves[i].text for i, fs in todo.items() if fs}
+        for _ in range(_REDACT_ROUNDS):
+            for i, fs in todo.items():
+                if fs:
+                    texts[i] = rewrite_text(texts[i], fs, op)
+            todo = {}
+            for i, text in texts.items():
+                leaf = table.leaves[i]
+                path = call.path(i)
+                left = [f for f in scan(text, leaf.path, leaf.free_text)
+                        if not self._authorized(sess, spec, f, path).authorized]
+                if left:
+                    todo[i] = left
+            if not todo:
+                return table.rebuild(texts)
+        return None
 
     # -- intercepting -------------------------------------------------------------------------
     @contextmanager
@@ -297,10 +376,11 @@ class Guard:
         span = start_tool_span(tracer, spec, call_id)
         token = otel_context.attach(trace.set_span_in_context(span))
         try:
-            decision = self.check(spec, arguments, mode=mode)
+            decision, call = self._decide(spec, arguments, mode or self.mode)
             try:
-                record_decision(span, decision, arguments, self._content,
-                                self._session().atom_value, spec.free_text)
+                if span.is_recording():  # nothing is rendered for a span nobody records
+                    record_decision(span, decision, self._content, call,
+                                    self._session().atom_value, self.max_finding_events)
             except Exception as e:  # recording must not break the call
                 _log.error("tpguard: could not record a span (%s)", type(e).__qualname__)
             yield Interception(decision, span)

@@ -88,7 +88,9 @@ class Gateway:
         self._views = tool_views(case)
         self._specs = {t.name: t for t in case.tools}
         # Audit mode, evaluator's atoms: the recorder only observes what crosses the gateway.
-        self._recorder = Guard(case.policy, mode="audit", tracer_provider=self.tracer_provider)
+        # Uncapped finding events: `tpguard audit --spans` rebuilds the metrics from them.
+        self._recorder = Guard(case.policy, mode="audit", tracer_provider=self.tracer_provider,
+                               max_finding_events=None)
         self._lock = threading.Lock()
 
     @property

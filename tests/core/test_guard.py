@@ -123,7 +123,7 @@ def test_unknown_tool_is_external_and_forbidden(policy: PolicyKB) -> None:
     assert d.blocked and Guard(policy).tool_spec("post_to_slack").sink == "external"
 
 
-def _broken(self: Detector, arguments: object, free_text_slots: object = ()) -> list:
+def _broken(self: Detector, text: str, **_: object) -> list:
     raise KeyError("415-555-0199")  # an internal error whose message holds a value
 
 
@@ -132,7 +132,7 @@ def test_internal_errors_fail_closed_or_open_and_never_leak(
     policy: PolicyKB, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
     mode: str, action: str,
 ) -> None:
-    monkeypatch.setattr(Detector, "scan", _broken)
+    monkeypatch.setattr(Detector, "scan_text", _broken)
     d = Guard(policy, mode=mode).check("team_handoff", {"summary": SUMMARY})  # type: ignore[arg-type]
     assert d.action == action and d.error == "KeyError"
     assert "415" not in (d.message or "") and "415" not in caplog.text

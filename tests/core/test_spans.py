@@ -69,7 +69,7 @@ def test_hash_mode_is_keyed(policy: PolicyKB, tpguard_spans: SpanCapture) -> Non
         run(g, "team_handoff", {"summary": "call 415-555-0199"})
         return json.loads((tpguard_spans.tool_spans()[0].attributes or {})["tpguard.arguments"])["summary"]
 
-    a, b, c = tag("k1"), tag("k1"), tag("k2")
+    a, b, c = tag("key-one-0123456789"), tag("key-one-0123456789"), tag("key-two-0123456789")
     assert a == b != c and a.startswith("call <phone:hmac:") and "0199" not in a
 
 
@@ -120,7 +120,78 @@ def test_jsonl_exporter_writes_one_line_per_span(policy: PolicyKB, tmp_path: Pat
 
 
 def test_hash_tags_one_fact_the_same_whatever_its_form(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
-    g = Guard(policy, record_arguments="hash", hash_key="k", tracer_provider=tpguard_spans.provider)
+    g = Guard(policy, record_arguments="hash", hash_key="a-long-enough-key-0123", tracer_provider=tpguard_spans.provider)
     run(g, "team_handoff", {"a": "415-555-0199", "b": "(415) 555 0199"})
     args = json.loads((tpguard_spans.tool_spans()[0].attributes or {})["tpguard.arguments"])
     assert args["a"] == args["b"] and args["a"].startswith("<phone:hmac:")
+
+
+def test_findings_are_summarized_and_events_capped(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
+    args = {"summary": " ".join(f"({i}) Maria Gonzalez 415-555-0199" for i in range(15))}  # 30 findings
+    g = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider)
+    run(g, "team_handoff", args)
+    span = tpguard_spans.tool_spans()[0]
+    a = span.attributes or {}
+    assert a["tpguard.finding.count"] == 30 and a["tpguard.forbidden.count"] == 30
+    assert list(a["tpguard.findings.types"]) == ["person_name", "phone"]
+    assert list(a["tpguard.findings.methods"]) == ["exact"]
+    assert list(a["tpguard.findings.fields"]) == ["summary"]
+    assert len(span.events) == 16 and a["tpguard.finding.events_dropped"] == 14
+    tpguard_spans.clear()
+    uncapped = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider, max_finding_events=None)
+    run(uncapped, "team_handoff", args)
+    span = tpguard_spans.tool_spans()[0]
+    assert len(span.events) == 30 and "tpguard.finding.events_dropped" not in (span.attributes or {})
+
+
+def test_forbidden_findings_get_events_first(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
+    g = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider, max_finding_events=1)
+    run(g, "team_handoff", {"summary": "RX-88213 then Maria Gonzalez"})
+    (event,) = tpguard_spans.tool_spans()[0].events
+    assert (event.attributes or {})["tpguard.atom.id"] == "name"
+
+
+def test_nothing_is_rendered_for_a_span_that_is_not_recording(
+    policy: PolicyKB, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from opentelemetry.trace import NoOpTracerProvider
+
+    from tpguard.telemetry.content import ContentPolicy
+
+    def boom(*_: object, **__: object) -> str:
+        raise AssertionError("rendered for a span nobody records")
+
+    monkeypatch.setattr(ContentPolicy, "render_call", boom)
+    g = Guard(policy, mode="enforce", tracer_provider=NoOpTracerProvider())
+    with g.intercept("team_handoff", {"summary": SUMMARY}) as call:
+        assert call.decision.blocked
+
+
+@pytest.mark.parametrize("key", ["", "k", "short-key-15byt", b"\x00" * 15])
+def test_short_hmac_keys_are_refused_without_echoing_them(policy: PolicyKB, key: str | bytes) -> None:
+    from tpguard.telemetry import render_arguments
+
+    with pytest.raises(ValueError, match="at least 16 bytes") as info:
+        Guard(policy, record_arguments="hash", hash_key=key)
+    if len(key) > 1:
+        assert str(key) not in str(info.value) and repr(key) not in str(info.value)
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        render_arguments({"a": "x"}, [], "hash", key=key)
+
+
+def test_hash_rendering_never_uses_an_empty_key(
+    policy: PolicyKB, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import hashlib
+    import hmac
+
+    from tpguard.telemetry import render_arguments
+
+    f = Guard(policy, mode="audit").check("team_handoff", {"summary": "4417"}).findings
+    shown = render_arguments({"summary": "4417"}, f, "hash")
+    empty = hmac.new(b"", b"card_suffix:4417", hashlib.sha256).hexdigest()[:16]
+    assert shown is not None and "<card_suffix:hmac:" in shown and empty not in shown
+    assert "random per-process key" in caplog.text
+    monkeypatch.setenv("TPGUARD_HASH_KEY", "tiny")
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        Guard(policy, record_arguments="hash")

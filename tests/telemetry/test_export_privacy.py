@@ -151,9 +151,9 @@ def test_hash_recording_is_keyed_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     args = (healthcare, healthcare_calls, atom_strings)
-    first = _hash_tags(*args, "key-one", monkeypatch)
-    again = _hash_tags(*args, "key-one", monkeypatch)  # a new guard and provider, same key
-    other = _hash_tags(*args, "key-two", monkeypatch)
+    first = _hash_tags(*args, "key-one-0123456789abcdef", monkeypatch)
+    again = _hash_tags(*args, "key-one-0123456789abcdef", monkeypatch)  # a new guard and provider, same key
+    other = _hash_tags(*args, "key-two-0123456789abcdef", monkeypatch)
     tags = {cid: _HMAC_TAG.findall(text) for cid, text in first.items()}
     assert all(tags.values()), "every call carries at least one atom, so one tag"
     assert first == again

@@ -3,10 +3,15 @@
 * ``redacted`` — every detected atom (authorized or not) becomes ``<type>``;
 * ``hash`` — every detected atom becomes ``<type:hmac:…>``, a keyed HMAC-SHA256 (key from
   ``TPGUARD_HASH_KEY``), so the same value links across calls without being guessable from a
-  dictionary of phone numbers;
+  dictionary of phone numbers. A key shorter than 16 bytes is refused (a short key makes the hash
+  of a 4-digit PIN a lookup); without a key, a random per-process key is used (with a warning), so
+  tags link within one process only — there is no empty or fixed default key;
 * ``none`` — arguments are not recorded;
 * ``raw`` — the arguments as received. Only with an explicit opt-in (``allow_raw=True`` or
   ``TPGUARD_ALLOW_RAW_ARGUMENTS=1``) and a warning; meant for sandboxed benchmark runs.
+
+Rendering reads the call's leaf table (one pass, O(size of the call)); dict keys that hold an atom
+are rendered like values (``{"<person_name>": …}``).
 """
 
 from __future__ import annotations
@@ -16,24 +21,42 @@ import logging
 import os
 import secrets
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
-from .._walk import iter_leaves, replace_at, to_jsonable
+from .._leaves import CallView, LeafTable
+from .._walk import walk
 from ..detection import Finding
 from ..redaction import HashOperator, Operator, TypeTagOperator, rewrite_text
 from . import _env
 
-__all__ = ["ArgumentRecording", "ContentPolicy", "render_arguments"]
+__all__ = ["MIN_HASH_KEY_BYTES", "ArgumentRecording", "ContentPolicy", "render_arguments"]
 
 ArgumentRecording = Literal["redacted", "hash", "none", "raw"]
+MIN_HASH_KEY_BYTES = 16
+
+_log = logging.getLogger("tpguard")
+_PROCESS_KEY = secrets.token_bytes(32)
 
 
 def _no_value(_: str) -> str | None:
     return None
 
-_log = logging.getLogger("tpguard")
-_PROCESS_KEY = secrets.token_bytes(32)
+
+def _checked_key(key: bytes | str) -> bytes:
+    """The key as bytes; shorter than 16 bytes is a ValueError (the key itself is never shown)."""
+    raw = key.encode() if isinstance(key, str) else bytes(key)
+    if len(raw) < MIN_HASH_KEY_BYTES:
+        raise ValueError(f"the HMAC key for hash argument recording must be at least "
+                         f"{MIN_HASH_KEY_BYTES} bytes long (set {_env.TPGUARD_HASH_KEY} or "
+                         "hash_key= to a longer random secret)")
+    return raw
+
+
+def _process_key() -> bytes:
+    _log.warning("tpguard: %s is not set; hashes use a random per-process key and will "
+                 "not link across processes", _env.TPGUARD_HASH_KEY)
+    return _PROCESS_KEY
 
 
 class ContentPolicy:
@@ -58,12 +81,14 @@ class ContentPolicy:
             else:
                 _log.warning("tpguard: spans will carry RAW tool arguments, private values "
                              "included; use this only in a sandbox")
-        key = hash_key if hash_key is not None else os.environ.get(_env.TPGUARD_HASH_KEY)
-        if chosen == "hash" and not key:
-            _log.warning("tpguard: %s is not set; hashes use a random per-process key and will "
-                         "not link across processes", _env.TPGUARD_HASH_KEY)
+        key: bytes | None = None
+        if hash_key is not None:  # an explicit key is checked whatever the mode
+            key = _checked_key(hash_key)
+        elif chosen == "hash":
+            env = os.environ.get(_env.TPGUARD_HASH_KEY)
+            key = _checked_key(env) if env else _process_key()
         self.mode: ArgumentRecording = chosen  # type: ignore[assignment]
-        self._key = (key.encode() if isinstance(key, str) else key) or _PROCESS_KEY
+        self._key = key if key is not None else _PROCESS_KEY
 
     def __repr__(self) -> str:
         return f"ContentPolicy(mode={self.mode!r})"
@@ -74,26 +99,44 @@ class ContentPolicy:
     ) -> str | None:
         return render_arguments(arguments, findings, self.mode, key=self._key, canonical=canonical)
 
+    def render_call(self, call: CallView, canonical: Callable[[str], str | None] | None = None) -> str | None:
+        """The guard's path: render from the call's leaf table (no walk). O(size of the call)."""
+        return _render(call.table, call.per_leaf, self.mode, self._key, canonical)
+
 
 def render_arguments(
-    arguments: Any, findings: Iterable[Finding], mode: ArgumentRecording, *, key: bytes = b"",
+    arguments: Any, findings: Iterable[Finding], mode: ArgumentRecording, *, key: bytes | str | None = None,
     canonical: Callable[[str], str | None] | None = None,
 ) -> str | None:
     """The arguments as JSON text for a span; ``canonical(atom_id)`` gives an atom's value for
-    ``hash`` mode (so every written form of one fact gets one tag)."""
+    ``hash`` mode (so every written form of one fact gets one tag). Findings are matched to value
+    leaves by path. ``hash`` needs a ``key`` of at least 16 bytes; without one a random
+    per-process key is used (with a warning)."""
     if mode == "none":
         return None
-    if mode == "raw":
-        return json.dumps(to_jsonable(arguments), ensure_ascii=False, sort_keys=True)
+    hmac_key = b""
+    if mode == "hash":
+        hmac_key = _checked_key(key) if key is not None else _process_key()
+    table = walk(arguments)
     by_path: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
         by_path[f.path].append(f)
-    replacements: dict[str, str] = {}
-    if by_path:
-        for path, _, text in iter_leaves(arguments):
-            if path in by_path:
-                op: Operator = (HashOperator(key, text, canonical or _no_value) if mode == "hash"
-                                else TypeTagOperator())
-                replacements[path] = rewrite_text(text, by_path[path], op)
-    shown = replace_at(arguments, replacements) if replacements else arguments
-    return json.dumps(to_jsonable(shown), ensure_ascii=False, sort_keys=True)
+    per_leaf = {i: by_path[leaf.path] for i, leaf in enumerate(table.leaves)
+                if not leaf.is_key and leaf.path in by_path}
+    return _render(table, per_leaf, mode, hmac_key, canonical)
+
+
+def _render(
+    table: LeafTable, per_leaf: Mapping[int, list[Finding]], mode: str, key: bytes,
+    canonical: Callable[[str], str | None] | None,
+) -> str | None:
+    if mode == "none":
+        return None
+    texts: dict[int, str] = {}
+    if mode != "raw":
+        tag: Operator = TypeTagOperator()
+        for i, found in per_leaf.items():
+            text = table.leaves[i].text
+            op = HashOperator(key, text, canonical or _no_value) if mode == "hash" else tag
+            texts[i] = rewrite_text(text, found, op)
+    return json.dumps(table.jsonable(texts), ensure_ascii=False, sort_keys=True)

@@ -1,5 +1,12 @@
 """One span per intercepted tool call: ``execute_tool {tool}`` with GenAI, OpenInference and
-``tpguard.*`` attributes, and one ``tpguard.finding`` event per finding (ids, types, paths — no values).
+``tpguard.*`` attributes (issue 9, item 7: cheap by default).
+
+Findings are summarized as attributes — ``tpguard.finding.count``, ``tpguard.findings.{atom_ids,
+types, methods, fields}``, ``tpguard.forbidden.{count, atom_ids, atom_types, fields}`` — and each
+finding is also one ``tpguard.finding`` event (ids, types, paths, offsets — no values), up to
+``max_events`` per span (default 16, ``None`` = uncapped); ``tpguard.finding.events_dropped`` says
+how many were left out. Forbidden findings get events first. Nothing is rendered for a span that
+is not recording; paths are display paths (a key that is an atom shows as its placeholder).
 """
 
 from __future__ import annotations
@@ -10,15 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
-from .._walk import iter_leaves
 from . import _attributes as A
 
 if TYPE_CHECKING:
+    from .._leaves import CallView
     from ..guard import Decision
     from ..policy import ToolSpec
     from .content import ContentPolicy
 
-__all__ = ["record_decision", "record_error", "start_tool_span"]
+__all__ = ["DEFAULT_FINDING_EVENTS", "record_decision", "record_error", "start_tool_span"]
+
+#: ``tpguard.finding`` events per span unless the guard says otherwise
+DEFAULT_FINDING_EVENTS = 16
 
 
 def start_tool_span(tracer: Tracer, spec: ToolSpec, call_id: str | None) -> Span:
@@ -47,36 +57,39 @@ def start_tool_span(tracer: Tracer, spec: ToolSpec, call_id: str | None) -> Span
 
 
 def record_decision(
-    span: Span, decision: Decision, arguments: Any, content: ContentPolicy,
-    canonical: Callable[[str], str | None] | None = None, free_text: tuple[str, ...] = (),
+    span: Span, decision: Decision, content: ContentPolicy, call: CallView | None,
+    canonical: Callable[[str], str | None] | None = None,
+    max_events: int | None = DEFAULT_FINDING_EVENTS,
 ) -> None:
+    """Attributes, capped finding events and rendered arguments of one decided call.
+    O(findings + size of the call); nothing at all when the span is not recording."""
     if not span.is_recording():
         return
-    forbidden = decision.forbidden
-    span.set_attributes({
-        A.TPGUARD_MODE: decision.mode,
-        A.TPGUARD_DECISION: decision.action,
-        A.TPGUARD_FINDING_COUNT: len(decision.findings),
-        A.TPGUARD_FORBIDDEN_ATOM_IDS: sorted({f.atom_id for f in forbidden}),
-        A.TPGUARD_FORBIDDEN_ATOM_TYPES: sorted({f.atom_type for f in forbidden}),
-        A.TPGUARD_FORBIDDEN_FIELDS: sorted({f.path for f in forbidden}),
-        A.TPGUARD_ARGUMENTS_MODE: content.mode,
-    })
-    if decision.session_id:
-        span.set_attribute(A.TPGUARD_SESSION_ID, decision.session_id)
-    if decision.error:
-        span.set_attribute(A.TPGUARD_ERROR, decision.error)
-    if free_text:
-        slots = [p for p, key, _ in iter_leaves(arguments) if key in free_text or p in free_text]
-        span.set_attribute(A.TPGUARD_FREE_TEXT_SLOTS, slots)
-    rendered = content.render(arguments, decision.findings, canonical)
+    findings, forbidden = decision.findings, decision.forbidden
+    attrs = _summary(decision)
+    attrs[A.TPGUARD_ARGUMENTS_MODE] = content.mode
+    if call is not None:
+        leaves = call.table.leaves
+        if any(leaf.free_text for leaf in leaves):
+            attrs[A.TPGUARD_FREE_TEXT_SLOTS] = [call.path(i) for i, leaf in enumerate(leaves)
+                                                if leaf.free_text and leaf.text and not leaf.is_key]
+        rendered = content.render_call(call, canonical)
+    else:  # the guard failed before it had a table: record no arguments at all
+        rendered = None
     if rendered is not None:
-        span.set_attribute(A.TPGUARD_ARGUMENTS, rendered)
-        span.set_attribute(A.OPENINFERENCE_INPUT_VALUE, rendered)
-        span.set_attribute(A.OPENINFERENCE_INPUT_MIME_TYPE, "application/json")
+        attrs[A.TPGUARD_ARGUMENTS] = rendered
+        attrs[A.OPENINFERENCE_INPUT_VALUE] = rendered
+        attrs[A.OPENINFERENCE_INPUT_MIME_TYPE] = "application/json"
         if content.mode == "raw":
-            span.set_attribute(A.GEN_AI_TOOL_CALL_ARGUMENTS, rendered)
-    for f in decision.findings:
+            attrs[A.GEN_AI_TOOL_CALL_ARGUMENTS] = rendered
+    events = findings
+    if max_events is not None and len(findings) > max_events:
+        events = (forbidden + tuple(f for f in findings if f.authorized))[:max_events]
+        attrs[A.TPGUARD_FINDING_EVENTS_DROPPED] = len(findings) - max_events
+    if decision.action == "block":
+        attrs[A.ERROR_TYPE] = "tpguard.blocked"
+    span.set_attributes(attrs)
+    for f in events:
         span.add_event(A.TPGUARD_FINDING_EVENT, {
             A.FINDING_ATOM_ID: f.atom_id,
             A.FINDING_ATOM_TYPE: f.atom_type,
@@ -90,7 +103,29 @@ def record_decision(
         })
     if decision.action == "block":
         span.set_status(Status(StatusCode.ERROR, "blocked by tpguard"))
-        span.set_attribute(A.ERROR_TYPE, "tpguard.blocked")
+
+
+def _summary(decision: Decision) -> dict[str, Any]:
+    findings, forbidden = decision.findings, decision.forbidden
+    attrs: dict[str, Any] = {
+        A.TPGUARD_MODE: decision.mode,
+        A.TPGUARD_DECISION: decision.action,
+        A.TPGUARD_FINDING_COUNT: len(findings),
+        A.TPGUARD_FORBIDDEN_COUNT: len(forbidden),
+        A.TPGUARD_FORBIDDEN_ATOM_IDS: sorted({f.atom_id for f in forbidden}),
+        A.TPGUARD_FORBIDDEN_ATOM_TYPES: sorted({f.atom_type for f in forbidden}),
+        A.TPGUARD_FORBIDDEN_FIELDS: sorted({f.path for f in forbidden}),
+    }
+    if findings:
+        attrs[A.TPGUARD_FINDINGS_ATOM_IDS] = sorted({f.atom_id for f in findings})
+        attrs[A.TPGUARD_FINDINGS_TYPES] = sorted({f.atom_type for f in findings})
+        attrs[A.TPGUARD_FINDINGS_METHODS] = sorted({f.method for f in findings})
+        attrs[A.TPGUARD_FINDINGS_FIELDS] = sorted({f.path for f in findings})
+    if decision.session_id:
+        attrs[A.TPGUARD_SESSION_ID] = decision.session_id
+    if decision.error:
+        attrs[A.TPGUARD_ERROR] = decision.error
+    return attrs
 
 
 def record_error(span: Span, exc: BaseException) -> None:
