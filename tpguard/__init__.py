@@ -6,6 +6,7 @@ The public API::
     from tpguard import PrivateAtom, ToolSpec, PolicyKB      # policy knowledge base
     from tpguard import Detector, Finding                      # detection
     from tpguard import Guard, Decision, GuardViolation        # decisions and modes
+    from tpguard import Limits                                 # what the guard reads, at most
     from tpguard import purpose_bound                          # decorator for tools and callables
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from ._limits import Limits
 from .decorator import purpose_bound
 from .detection import Detector, Finding
 from .errors import GuardViolation, PolicyError
@@ -26,6 +28,7 @@ __all__ = [
     "Finding",
     "Guard",
     "GuardViolation",
+    "Limits",
     "PolicyError",
     "PolicyKB",
     "PrivateAtom",
