@@ -1,9 +1,9 @@
 """Numbers and identifiers matched on their *skeleton*: separators between characters dropped.
 
-The skeleton of a normalized text removes every run of one to three separators (whitespace, any
-Unicode dash, ``_ . / : , ( ) [ ] + # '``) that sits between two letters or digits, so
-``(415) 555–0199``, ``415_555_0199`` and ``RX 88213`` become ``415 5550199``-like runs of
-characters. One Aho–Corasick automaton over the skeleton holds two kinds of keys:
+The skeleton of a normalized text deletes every separator (space, any Unicode dash,
+``_ . / : , ( ) [ ] + # '``), so ``(415) 555–0199``, ``415_555_0199`` and ``RX 88213`` become
+``4155550199`` and ``rx88213`` (letters stay: they separate what they separate). One Aho–Corasick
+automaton over the skeleton holds two kinds of keys:
 
 * **digit keys** — numeric atoms (only digits and separators, ≥ 4 digits), stored as their digits.
   A hit counts only when it starts and ends on digit-group boundaries of the text (``14417`` never
@@ -26,7 +26,7 @@ characters. One Aho–Corasick automaton over the skeleton holds two kinds of ke
   ends on a word boundary of the text: ``RX88213`` and ``rx 88213`` match, ``ARX88213`` and
   ``RX882134`` do not.
 
-Cost: one ``re.sub`` and one automaton pass over the text (shared by every detector that scans
+Cost: one ``translate`` and one automaton pass over the text (shared by every detector that scans
 the same :class:`~tpguard._normalize.Normalized`), then O(length of the hit) per hit; the
 skeleton-to-text offset map is built once per text, only when there is a hit.
 """
@@ -45,10 +45,16 @@ __all__ = ["SkeletonIndex", "is_numeric", "skeleton_key"]
 
 _DASHES = "\\-\u058a\u05be\u1400\u1806\u2010-\u2015\u2212\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u301c\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d"
 _SEP = rf"[\s{_DASHES}_./:,()\[\]+#'\u2019]"
-_JOIN = re.compile(rf"(?<=[^\W_]){_SEP}{{1,3}}(?=[^\W_])")
+_SEP_RUN = re.compile(rf"{_SEP}+")
+_SEP_CHARS = " -_./:,()[]+#'\u2019\u058a\u05be\u1400\u1806\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u301c\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d"
+_SEP_DELETE = dict.fromkeys(map(ord, _SEP_CHARS))
+_SEP_BYTES = _SEP_CHARS[:14].encode("ascii")
 _NUMERIC = re.compile(rf"(?:\d|{_SEP}|[$€£¥%*])+")
 _ID_SHAPE = re.compile(rf"(?:[^\W_]|{_SEP})+")
 _GROUP = re.compile(r"\d+")
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
+_NON_ALNUM = re.compile(r"[\W_]+")
 _THOUSANDS = frozenset({",", ".", "'", " ", "\u2019"})
 _CENTS = re.compile(r"[.,]00$")
 _PHONE_DIGITS = 7
@@ -61,11 +67,11 @@ def is_numeric(key: str) -> bool:
 
 def skeleton_key(key: str) -> str | None:
     """The letters-and-digits skeleton of an identifier-like normalized key, else ``None``."""
-    if not _ID_SHAPE.fullmatch(key) or not any(c.isalpha() for c in key):
+    if _LETTER.search(key) is None or _DIGIT.search(key) is None or not _ID_SHAPE.fullmatch(key):
         return None
-    if not all(any(c.isdigit() for c in word) for word in key.split()):
+    if not all(_DIGIT.search(word) for word in key.split()):
         return None  # "type 2 diabetes" is words, not an identifier
-    skel = "".join(c for c in key if c.isalnum())
+    skel = _NON_ALNUM.sub("", key)
     return skel if len(skel) >= 4 else None
 
 
@@ -129,6 +135,8 @@ class SkeletonIndex:
         if self._automaton is None:
             return
         skel = _skeleton(norm)
+        if not skel:
+            return
         s = norm.text
         positions = None
         for end, (length, entries) in self._automaton.iter(skel):
@@ -147,9 +155,18 @@ class SkeletonIndex:
 
 
 def _skeleton(norm: Normalized) -> str:
+    """The text without separators; ``""`` when it has no digit (every key holds one)."""
     skel = norm._cache.get("skeleton")
     if skel is None:
-        skel = norm._cache["skeleton"] = _JOIN.sub("", norm.text)
+        text = norm.text
+        if text.isascii():
+            # bytes.translate is ~15× faster than str.translate for the common ASCII text
+            b = text.encode("ascii")
+            has_digit = len(b.translate(None, b"0123456789")) != len(b)
+            skel = b.translate(None, _SEP_BYTES).decode("ascii") if has_digit else ""
+        else:
+            skel = text.translate(_SEP_DELETE) if _DIGIT.search(text) else ""
+        norm._cache["skeleton"] = skel
     return skel  # type: ignore[return-value]
 
 
@@ -160,7 +177,7 @@ def _skeleton_map(norm: Normalized) -> tuple[list[int], list[int]]:
         at: list[int] = []
         removed: list[int] = []
         total = 0
-        for m in _JOIN.finditer(norm.text):
+        for m in _SEP_RUN.finditer(norm.text):
             total += m.end() - m.start()
             at.append(m.end() - total)
             removed.append(total)

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import ahocorasick
@@ -93,8 +92,7 @@ class Finding(NamedTuple):
         return self._asdict()
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(NamedTuple):
     atom: int
     method: str
     priority: int
@@ -145,8 +143,11 @@ class Detector:
         undetectable = []
         for idx, atom in enumerate(self.atoms):
             usable = False
+            norm_value = ""
             for raw, method in self._keys(atom):
                 key = normalize_key(raw)
+                if method == "exact":
+                    norm_value = key
                 if len(key) < _MIN_KEY:
                     continue
                 usable = True
@@ -155,9 +156,9 @@ class Detector:
             if not usable:
                 undetectable.append(atom.id)
                 continue
-            for key in _swapped_names(atom.value):
-                table.setdefault(key, []).append(_Entry(idx, "normalized", _PRIORITY["normalized"]))
-            norm_value = normalize_key(atom.value)
+            if " " in norm_value:
+                for key in _swapped_names(atom.value):
+                    table.setdefault(key, []).append(_Entry(idx, "normalized", _PRIORITY["normalized"]))
             if self.fuzzy and fuzzy_eligible(norm_value):
                 self._fuzzy.add(idx, norm_value)
         self.undetectable = tuple(undetectable)
