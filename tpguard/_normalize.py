@@ -21,6 +21,8 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
+from itertools import accumulate
+from operator import add
 
 from ._confusables import FOLD
 
@@ -122,18 +124,14 @@ def normalize(text: str) -> Normalized:
 
 
 def _whitespace_segments(low: str) -> _Segments:
-    """Segments of an ASCII text whose only irregularity is whitespace; one pass, O(n)."""
-    ns: list[int] = []
-    os_: list[int] = []
-    ol: list[int] = []
-    shift = 0
-    for m in _IRREGULAR_RUN.finditer(low):
-        s, e = m.span()
-        ns.append(s - shift)
-        os_.append(s)
-        ol.append(e - s)
-        shift += e - s - 1
-    return ns, [1] * len(ns), os_, ol
+    """Segments of an ASCII text whose only irregularity is whitespace; O(n), C-level loops
+    (``split``/``findall`` lengths and ``accumulate``: no Python code per whitespace run)."""
+    runs = list(map(len, _IRREGULAR_RUN.findall(low)))
+    plain = list(map(len, _IRREGULAR_RUN.split(low)))
+    k = len(runs)
+    os_ = list(accumulate(map(add, plain, [0, *runs])))[:k]
+    ns = list(accumulate(map(add, plain, [0, *([1] * k)])))[:k]
+    return ns, [1] * k, os_, runs
 
 
 def _fold(s: str) -> str:

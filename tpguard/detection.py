@@ -26,6 +26,7 @@ flat in the number of atoms; construction is O(total length of the atoms' keys).
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -247,18 +248,23 @@ class Detector:
                 raw.append((e.atom, o_start, o_start - o_end, _PRIORITY[method], method, o_end, 1.0))
 
     def _match_fuzzy(self, norm: Normalized, raw: list) -> None:
-        """Fuzzy occurrences not overlapping a stronger match of the same atom."""
+        """Fuzzy occurrences not overlapping a stronger match of the same atom (a score of 100
+        is the key itself, which the automaton already found)."""
         found: dict[int, list[tuple[int, int]]] | None = None
         priority = _PRIORITY["fuzzy"]
 
         def emit(idx: int, start: int, end: int, score: float) -> None:
             nonlocal found
+            if score >= 1.0:
+                return
             o_start, o_end = norm.to_original(start, end)
             if found is None:
                 found = {}
-                for r in raw:
+                for r in sorted(raw):
                     found.setdefault(r[0], []).append((r[1], r[5]))
-            if any(s < o_end and o_start < e for s, e in found.get(idx, ())):
+            spans = found.get(idx, ())
+            k = bisect_left(spans, (o_start, o_start))
+            if (k < len(spans) and spans[k][0] < o_end) or (k > 0 and spans[k - 1][1] > o_start):
                 return
             raw.append((idx, o_start, o_start - o_end, priority, "fuzzy", o_end, score))
 
