@@ -1,32 +1,56 @@
-"""Text normalization with a way back to the original offsets.
+"""Text normalization with an exact way back to the original offsets.
 
-Normalized form: Unicode NFKC, case-folded, zero-width characters removed, every run of whitespace
-(non-breaking spaces included) collapsed to one space. Findings are reported at offsets of the
-*original* text, so redaction can rewrite exactly what the agent wrote.
+Normalized form, in order: percent-escapes (``%20``, ``%C3%A9``) and HTML character references
+(``&#32;``, ``&lt;``, ``&nbsp;``) decoded once; Unicode NFKC; case-folded; zero-width, soft-hyphen
+and bidi marks removed; every run of whitespace collapsed to one space; look-alike letters of other
+scripts and non-ASCII decimal digits folded to ASCII (:mod:`tpguard._confusables`). Findings are
+reported at offsets of the *original* text, so redaction rewrites exactly what the agent wrote.
 
-The common case — ASCII text — stays in C: ``str.lower`` keeps offsets, one ``re.sub`` collapses
-whitespace, and the offset map is only built when something was found.
+Cost: O(n) for every input. ASCII text without escapes stays in C (``str.lower``, one ``re.sub``);
+everything else is one ``re.finditer`` whose Python work is per *irregular token* (a whitespace run
+other than one space, an escape, a run of non-ASCII letters), never per match. The offset map is a
+sorted table of the irregular segments, built at most once per text (lazily for the ASCII path),
+and ``to_original`` is one ``bisect`` — O(log n).
 """
 
 from __future__ import annotations
 
+import codecs
+import html
 import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
+from itertools import accumulate
+from operator import add
+
+from ._confusables import FOLD
 
 __all__ = ["Normalized", "digits_of", "normalize", "normalize_key"]
 
-_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)
+#: Invisible characters removed outright: zero-width, word joiners, soft hyphen, bidi marks.
+_INVISIBLE = (
+    "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+    "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
+)
 _WS_RUN = re.compile(r"\s+")
 _IRREGULAR_WS = re.compile(r"[^\S ]| {2,}")
+_IRREGULAR_RUN = re.compile(r"\s{2,}|[^\S ]")
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+_TOKEN = re.compile(
+    rf"(?P<ws>[\s{_INVISIBLE}]+)"
+    r"|(?P<pct>(?:%[0-9A-Fa-f]{2})+)"
+    r"|(?P<ent>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
+    # a run of non-ASCII characters, with the ASCII letter before it (a combining accent composes
+    # with it under NFKC)
+    rf"|(?P<uni>[A-Za-z]?[^\x00-\x7f\s{_INVISIBLE}]+)"
+)
 _NON_DIGIT = re.compile(r"\D")
 
 
 def normalize_key(s: str) -> str:
-    """The normalized form of an atom value, alias or variant (what the automaton stores)."""
-    s = unicodedata.normalize("NFKC", s.translate(_ZERO_WIDTH)).casefold()
-    return " ".join(s.split())
+    """The normalized form of an atom value, alias or variant (what the automata store)."""
+    return " ".join(normalize(s).text.split())
 
 
 def digits_of(s: str) -> str:
@@ -35,80 +59,191 @@ def digits_of(s: str) -> str:
     return d if d.isascii() else "".join(str(unicodedata.digit(c)) for c in d)
 
 
+_Segments = tuple[list[int], list[int], list[int], list[int]]
+
+
 class Normalized:
-    """A normalized text plus ``to_original(start, end)`` mapping a normalized span back."""
+    """A normalized text plus ``to_original(start, end)`` mapping a normalized span back.
 
-    __slots__ = ("_map", "text")
+    The map is a table of *segments* where normalized and original text differ in length
+    (normalized start, normalized length, original start, original length); between segments the
+    two texts correspond character for character. A span starting or ending inside a segment is
+    widened to the whole segment (``%20`` is redacted whole, never half).
+    """
 
-    def __init__(self, text: str, mapper: Callable[[int, int], tuple[int, int]] | None) -> None:
+    __slots__ = ("_build", "_cache", "_segs", "text")
+
+    def __init__(self, text: str, segs: _Segments | None = None,
+                 build: Callable[[], _Segments] | None = None) -> None:
         self.text = text
-        self._map = mapper
+        self._segs = segs
+        self._build = build
+        #: derived forms the detectors compute once per text and share (the skeleton text)
+        self._cache: dict[str, object] = {}
+
+    def _segments(self) -> _Segments | None:
+        if self._segs is None and self._build is not None:
+            self._segs = self._build()  # idempotent: a race only builds it twice
+            self._build = None
+        return self._segs
 
     def to_original(self, start: int, end: int) -> tuple[int, int]:
-        return (start, end) if self._map is None else self._map(start, end)
+        """Original ``(start, end)`` of the normalized span ``[start, end)``; O(log n)."""
+        segs = self._segments()
+        if segs is None or not segs[0]:
+            return start, end
+        ns, nl, os_, ol = segs
+        k = bisect_right(ns, start) - 1
+        if k < 0:
+            o_start = start
+        elif start < ns[k] + nl[k]:
+            o_start = os_[k]
+        else:
+            o_start = os_[k] + ol[k] + start - ns[k] - nl[k]
+        last = end - 1
+        k = bisect_right(ns, last) - 1
+        if k < 0:
+            o_end = end
+        elif last < ns[k] + nl[k]:
+            o_end = os_[k] + ol[k]
+        else:
+            o_end = os_[k] + ol[k] + last - ns[k] - nl[k] + 1
+        return o_start, max(o_end, o_start)
 
 
 def normalize(text: str) -> Normalized:
-    if text.isascii():
+    """Normalize ``text`` (see the module docstring); O(n)."""
+    if text.isascii() and not (("%" in text or "&" in text) and _ESCAPE.search(text)):
         low = text.lower()
         # ASCII tab/newline/CR/VT/FF are exactly its non-printable whitespace: two C-speed checks
         # decide whether offsets can stay as they are.
         if "  " not in text and (text.isprintable() or _IRREGULAR_WS.search(text) is None):
-            return Normalized(low, None)
-        return _collapse_ascii(low)
-    return _normalize_unicode(text)
+            return Normalized(low)
+        return Normalized(_WS_RUN.sub(" ", low), build=lambda: _whitespace_segments(low))
+    return _Builder(text).run()
 
 
-def _collapse_ascii(low: str) -> Normalized:
-    out = _WS_RUN.sub(" ", low)
-
-    def mapper(start: int, end: int) -> tuple[int, int]:
-        # Built lazily: only texts with a finding pay for the map.
-        norm_starts: list[int] = []
-        shifts: list[int] = []
-        shift = 0
-        for m in _WS_RUN.finditer(low):
-            n = m.end() - m.start()
-            if n > 1 or low[m.start()] != " ":
-                norm_starts.append(m.start() - shift)
-                shift += n - 1
-                shifts.append(shift)
-
-        def one(i: int) -> int:
-            k = bisect_right(norm_starts, i) - 1
-            if k < 0:
-                return i
-            if i == norm_starts[k]:  # the single space standing for a whole run
-                return i + (shifts[k - 1] if k else 0)
-            return i + shifts[k]
-
-        return one(start), one(end - 1) + 1
-
-    return Normalized(out, mapper)
+def _whitespace_segments(low: str) -> _Segments:
+    """Segments of an ASCII text whose only irregularity is whitespace; O(n), C-level loops
+    (``split``/``findall`` lengths and ``accumulate``: no Python code per whitespace run)."""
+    runs = list(map(len, _IRREGULAR_RUN.findall(low)))
+    plain = list(map(len, _IRREGULAR_RUN.split(low)))
+    k = len(runs)
+    os_ = list(accumulate(map(add, plain, [0, *runs])))[:k]
+    ns = list(accumulate(map(add, plain, [0, *([1] * k)])))[:k]
+    return ns, [1] * k, os_, runs
 
 
-def _normalize_unicode(text: str) -> Normalized:
-    out: list[str] = []
-    offsets: list[int] = []
-    for i, ch in enumerate(text):
-        if ord(ch) in _ZERO_WIDTH:
-            continue
-        if ch.isspace():
-            if out and out[-1] != " ":
-                out.append(" ")
-                offsets.append(i)
-            continue
-        piece = ch.lower() if ch.isascii() else unicodedata.normalize("NFKC", ch).casefold()
-        for c in piece:
-            if c.isspace():
-                if out and out[-1] != " ":
-                    out.append(" ")
-                    offsets.append(i)
+def _fold(s: str) -> str:
+    """Normalize a decoded escape: NFKC, case fold, whitespace collapsed, invisibles dropped."""
+    s = unicodedata.normalize("NFKC", s).casefold()
+    return _WS_RUN.sub(" ", "".join(c for c in s if c not in _INVISIBLE))
+
+
+class _Builder:
+    """The general path: one ``finditer`` over irregular tokens, plain ASCII copied between them."""
+
+    __slots__ = ("last_space", "n", "nfkc", "nl", "ns", "ol", "os", "pieces", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pieces: list[str] = []
+        self.ns: list[int] = []
+        self.nl: list[int] = []
+        self.os: list[int] = []
+        self.ol: list[int] = []
+        self.n = 0
+        self.last_space = False
+        self.nfkc = unicodedata.is_normalized("NFKC", text)
+
+    def run(self) -> Normalized:
+        text, pos = self.text, 0
+        for m in _TOKEN.finditer(text):
+            s, e = m.span()
+            if s > pos:
+                self.plain(text[pos:s].lower())
+            kind = m.lastgroup
+            if kind == "ws":
+                tok = m.group()
+                self.emit(s, e, " " if any(c.isspace() for c in tok) else "")
+            elif kind == "pct":
+                self.percent(s, e)
+            elif kind == "ent":
+                decoded = html.unescape(m.group())
+                self.emit(s, e, _fold(decoded) if decoded != m.group() else m.group().lower())
             else:
-                out.append(c)
-                offsets.append(i)
+                self.unicode(s, e)
+            pos = e
+        if pos < len(text):
+            self.plain(text[pos:].lower())
+        out = "".join(self.pieces)
+        if not out.isascii():
+            out = out.translate(FOLD)
+        return Normalized(out, (self.ns, self.nl, self.os, self.ol))
 
-    def mapper(start: int, end: int) -> tuple[int, int]:
-        return offsets[start], offsets[end - 1] + 1
+    def plain(self, s: str) -> None:
+        self.pieces.append(s)
+        self.n += len(s)
+        self.last_space = s[-1] == " "
 
-    return Normalized("".join(out), mapper)
+    def emit(self, o_start: int, o_end: int, rep: str) -> None:
+        """Append ``rep`` for the original ``[o_start, o_end)``; a segment unless same length."""
+        if rep.startswith(" ") and self.last_space:
+            rep = rep[1:]
+        if rep:
+            self.pieces.append(rep)
+            self.last_space = rep[-1] == " "
+        if len(rep) != o_end - o_start:
+            if self.os and self.os[-1] + self.ol[-1] == o_start and self.ns[-1] + self.nl[-1] == self.n:
+                self.nl[-1] += len(rep)  # merge with the adjacent segment before
+                self.ol[-1] += o_end - o_start
+            else:
+                self.ns.append(self.n)
+                self.nl.append(len(rep))
+                self.os.append(o_start)
+                self.ol.append(o_end - o_start)
+        self.n += len(rep)
+
+    def percent(self, s: int, e: int) -> None:
+        """Decode a run of ``%XX`` as UTF-8, one segment per decoded character."""
+        text = self.text
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        parts: list[tuple[int, int, str]] = []
+        start = s
+        try:
+            for k in range(s, e, 3):
+                out = decoder.decode(bytes((int(text[k + 1 : k + 3], 16),)))
+                if out:
+                    parts.append((start, k + 3, out))
+                    start = k + 3
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            parts = []
+        if not parts or start != e:  # not UTF-8: keep the escapes as written
+            self.plain(text[s:e].lower())
+            return
+        for o_s, o_e, out in parts:
+            self.emit(o_s, o_e, _fold(out))
+
+    def unicode(self, s: int, e: int) -> None:
+        chunk = self.text[s:e]
+        if self.nfkc:
+            folded = chunk.casefold()
+            if len(folded) == len(chunk):  # case folding maps each character to ≥ 1 character
+                self.plain(folded)
+                return
+            for i, c in enumerate(chunk):
+                self.emit(s + i, s + i + 1, c.casefold())
+            return
+        # Not NFKC: per unit of a base character and the combining marks after it.
+        i = 0
+        while i < len(chunk):
+            j = i + 1
+            while j < len(chunk) and unicodedata.combining(chunk[j]):
+                j += 1
+            unit = chunk[i:j]
+            rep = unicodedata.normalize("NFKC", unit).casefold()
+            if rep.isspace():
+                rep = " "
+            self.emit(s + i, s + j, rep)
+            i = j

@@ -5,56 +5,68 @@ Methods, cheapest first:
 * ``exact`` / ``alias`` / ``semantic`` / ``masked`` — the atom's value, aliases, semantic variants and
   masked forms, found by one Aho–Corasick pass over the normalized text (so the cost of a scan
   barely depends on how many atoms are registered);
-* ``normalized`` — the same keys matched only after normalization (NFKC, case-fold, zero-width and
-  non-breaking spaces removed, whitespace collapsed), and numeric atoms (≥ 4 digits) compared
-  digits-only across whole digit groups, so ``+1 (415) 555-0199`` matches ``415-555-0199`` but
-  ``14417`` never matches ``4417``;
-* ``fuzzy`` — rapidfuzz alignment for word-like atoms (names, conditions, addresses) that share a
-  word prefix with the text; never for secrets, identifiers or numbers, and only when the digits of
-  the aligned text equal the atom's (``type 1 diabetes`` is not ``type 2 diabetes``);
+* ``normalized`` — the same keys matched only after normalization (:mod:`tpguard._normalize`:
+  percent-escapes and HTML entities decoded, NFKC, case-fold, invisible marks removed, whitespace
+  collapsed, look-alike letters folded); a person-like name with its order swapped
+  (``Gonzalez, Maria``); numbers and identifiers compared on their skeleton under the grouping
+  rule of :mod:`tpguard._digits` (``+1 (415) 555-0199`` and ``+14155550199`` match
+  ``415-555-0199``, ``RX88213`` matches ``RX-88213``, but ``14417`` and ``$44.17`` never match
+  ``4417``);
+* ``fuzzy`` — rapidfuzz on candidates from a word-pair index (:mod:`tpguard._fuzzy_index`) for
+  word-like values (names, conditions, addresses: decided by the value's shape), every occurrence,
+  and only when the digits of the matched text equal the atom's (``type 1 diabetes`` is not
+  ``type 2 diabetes``);
 * ``pii`` — optional: unregistered PII found by Presidio (:mod:`tpguard.pii`).
 
 Matches must sit on token boundaries: a key never matches inside a longer word or number.
+Cost of ``scan_text``: O(n) in the text (one normalization, two automaton passes, a word pass),
+flat in the number of atoms; construction is O(total length of the atoms' keys).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import ahocorasick
-from rapidfuzz import fuzz
 
-from ._normalize import digits_of, normalize, normalize_key
+from ._digits import SkeletonIndex
+from ._fuzzy_index import FuzzyIndex, fuzzy_eligible
+from ._normalize import Normalized, normalize, normalize_key
 from ._walk import iter_leaves
 from .policy import PrivateAtom
 
 if TYPE_CHECKING:
     from .pii import PiiDetector
 
-__all__ = ["METHODS", "Detector", "Finding", "Method", "iter_leaves"]
+__all__ = ["METHODS", "Detector", "Finding", "Method", "is_detectable", "iter_leaves"]
 
 Method = Literal["exact", "alias", "normalized", "fuzzy", "semantic", "masked", "pii"]
 METHODS: tuple[str, ...] = Method.__args__  # type: ignore[attr-defined]
 _PRIORITY = {m: i for i, m in enumerate(("exact", "alias", "masked", "normalized", "semantic", "fuzzy", "pii"))}
 
-_KEY_METHOD = {"value": "exact", "alias": "alias", "variant": "semantic", "masked": "masked"}
-_NUMERIC_VALUE = re.compile(r"[\d\s\-./:()+,$€£¥%*#]+")
-_DIGIT_RUN = re.compile(r"\d+(?:[\s\-./:,()+]{1,3}\d+)*")
-# ASCII text (the common case) takes a simpler pattern, three times faster; trailing separators
-# are trimmed per run.
-_DIGIT_RUN_ASCII = re.compile(r"[0-9][0-9 \-./:,()+]*")
-_DIGIT_GROUP = re.compile(r"\d+")
-_SECRET_TYPES = re.compile(
-    r"secret|key|token|password|passwd|credential|cvv|pin|otp|iban|account|card|ssn|id\b|_id|number"
-)
-_CENTS = re.compile(r"[.,]00$")
 _MEMO_LEN = 64  # texts up to this long are memoized per detector
 _MEMO_SIZE = 4096
 _MIN_KEY = 3
-_MAX_GROUPS = 12
+_NAME_WORD = re.compile(r"[^\W\d_]+(?:['.\-][^\W\d_]+)*")
+
+
+def is_detectable(value: str) -> bool:
+    """True iff the detector can find ``value``: its normalized form has ≥ 3 characters (shorter
+    keys would match inside ordinary words and numbers, so they are not indexed). Pure, cheap."""
+    return len(normalize_key(value)) >= _MIN_KEY
+
+
+def _swapped_names(value: str) -> tuple[str, ...]:
+    """``Gonzalez, Maria`` and ``Gonzalez Maria`` for a person-like value: 2–3 capitalized words
+    of letters only (``Maria Gonzalez``, ``Anne-Marie de Wit`` is not: ``de`` is lower case)."""
+    words = value.split()
+    if not 2 <= len(words) <= 3 or not all(_NAME_WORD.fullmatch(w) and w[0].isupper() for w in words):
+        return ()
+    last, rest = words[-1], " ".join(words[:-1])
+    return normalize_key(f"{last}, {rest}"), normalize_key(f"{last} {rest}")
 
 
 class Finding(NamedTuple):
@@ -81,40 +93,18 @@ class Finding(NamedTuple):
         return self._asdict()
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(NamedTuple):
     atom: int
     method: str
     priority: int
-
-
-def _with_parentheses(text: str, start: int, end: int) -> tuple[int, int]:
-    """Widen a digit match to a bracket it opens or closes: ``(415) 555-0199`` as a whole."""
-    inner = text[start:end]
-    opens = start > 0 and text[start - 1] == "(" and ")" in inner
-    closes = end < len(text) and text[end] == ")" and "(" in inner
-    return start - opens, end + closes
-
-
-def _is_numeric(value: str) -> bool:
-    return bool(_NUMERIC_VALUE.fullmatch(value)) and len(digits_of(value)) >= 4
-
-
-def _fuzzy_eligible(atom: PrivateAtom, key: str) -> bool:
-    if _SECRET_TYPES.search(atom.type.casefold()):
-        return False
-    letters = sum(c.isalpha() for c in key)
-    digits = sum(c.isdigit() for c in key)
-    return len(key) >= 8 and letters >= 6 and letters / max(1, letters + digits) >= 0.8 and (
-        " " in key or letters >= 10
-    )
 
 
 class Detector:
     """Finds registered private atoms in tool-call arguments.
 
     ``Detector(atoms).scan(arguments, free_text_slots={"note"})`` → list of :class:`Finding`.
-    Build once per set of atoms; ``scan`` is thread-safe.
+    Build once per set of atoms (O(their keys' length)); ``scan`` and ``scan_text`` are
+    thread-safe.
     """
 
     def __init__(
@@ -133,9 +123,8 @@ class Detector:
         self.pii = pii
         self.undetectable: tuple[str, ...] = ()
         self._automaton: Any = None
-        self._anchors: Any = None
-        self._digits: dict[str, list[tuple[int, str]]] = {}
-        self._fuzzy_keys: dict[int, tuple[str, str]] = {}
+        self._skeleton = SkeletonIndex()
+        self._fuzzy = FuzzyIndex(fuzzy_threshold)
         self._memo: dict[str, list[tuple[int, int, int, int, str, int, float]]] = {}
         self._compile()
 
@@ -152,46 +141,35 @@ class Detector:
 
     def _compile(self) -> None:
         table: dict[str, list[_Entry]] = {}
-        anchors: dict[str, set[int]] = {}
         undetectable = []
         for idx, atom in enumerate(self.atoms):
-            if not self._compile_keys(idx, atom, table):
+            usable = False
+            norm_value = ""
+            for raw, method in self._keys(atom):
+                key = normalize_key(raw)
+                if method == "exact":
+                    norm_value = key
+                if len(key) < _MIN_KEY:
+                    continue
+                usable = True
+                table.setdefault(key, []).append(_Entry(idx, method, _PRIORITY[method]))
+                self._skeleton.add(idx, key, method)
+            if not usable:
                 undetectable.append(atom.id)
-            norm_value = normalize_key(atom.value)
-            if self.fuzzy and _fuzzy_eligible(atom, norm_value):
-                self._fuzzy_keys[idx] = (norm_value, digits_of(norm_value))
-                for word in norm_value.split():  # word prefixes make an atom a fuzzy candidate
-                    if len(word) >= 4 and word.isalpha():
-                        anchors.setdefault(word[:4], set()).add(idx)
+                continue
+            if " " in norm_value:
+                for key in _swapped_names(atom.value):
+                    table.setdefault(key, []).append(_Entry(idx, "normalized", _PRIORITY["normalized"]))
+            if self.fuzzy and fuzzy_eligible(norm_value):
+                self._fuzzy.add(idx, norm_value)
         self.undetectable = tuple(undetectable)
+        self._skeleton.build()
         if table:
             automaton = ahocorasick.Automaton()
             for key, entries in table.items():
                 automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), tuple(entries)))
             automaton.make_automaton()
             self._automaton = automaton
-        if anchors:
-            anchor_automaton = ahocorasick.Automaton()
-            for key, idxs in anchors.items():
-                anchor_automaton.add_word(key, tuple(sorted(idxs)))
-            anchor_automaton.make_automaton()
-            self._anchors = anchor_automaton
-
-    def _compile_keys(self, idx: int, atom: PrivateAtom, table: dict[str, list[_Entry]]) -> bool:
-        """Add the atom's keys to the automaton table and digit index; False if none is usable."""
-        usable = False
-        for raw, method in self._keys(atom):
-            key = normalize_key(raw)
-            if _is_numeric(raw):
-                d = digits_of(raw)
-                self._digits.setdefault(d, []).append((idx, method))
-                if _CENTS.search(raw) and len(d) >= 6:  # "$1,250.00" is also "1250"
-                    self._digits.setdefault(d[:-2], []).append((idx, method))
-                usable = True
-            if len(key) >= _MIN_KEY:
-                table.setdefault(key, []).append(_Entry(idx, method, _PRIORITY[method]))
-                usable = True
-        return usable
 
     # -- scanning -----------------------------------------------------------------------------
     def scan(self, arguments: Any, free_text_slots: Collection[str] = ()) -> list[Finding]:
@@ -213,37 +191,46 @@ class Detector:
             out.extend(self.scan_text(text, path=path, free_text=free))
         return out
 
-    def scan_text(self, text: str, *, path: str = "", free_text: bool = False) -> list[Finding]:
+    def scan_text(self, text: str, *, path: str = "", free_text: bool = False,
+                  norm: Normalized | None = None) -> list[Finding]:
+        """Findings in one text; ``norm`` is ``normalize(text)`` if the caller already has it.
+        Offsets index ``text``. O(len(text)), flat in the number of atoms."""
         if len(text) <= _MEMO_LEN:  # short values (ids, statuses, dates) repeat across calls
             raw = self._memo.get(text)
             if raw is None:
-                raw = self._match(text)
+                raw = self._match(text, norm)
                 if len(self._memo) >= _MEMO_SIZE:
                     self._memo.clear()
                 self._memo[text] = raw
         else:
-            raw = self._match(text)
+            raw = self._match(text, norm)
         findings = self._resolve(raw, path, free_text) if raw else []
         if self.pii is not None:
             findings.extend(self.pii.scan_text(text, path=path, free_text=free_text, known=findings))
         return findings
 
-    def _match(self, text: str) -> list[tuple[int, int, int, int, str, int, float]]:
+    def _match(self, text: str, norm: Normalized | None) -> list[tuple[int, int, int, int, str, int, float]]:
         """Every match in ``text``; entries sort natively: (atom, start, −length, priority,
         method, end, score)."""
         raw: list[tuple[int, int, int, int, str, int, float]] = []
-        norm = normalize(text)
+        if norm is None:
+            norm = normalize(text)
         if self._automaton is not None:
             self._match_keys(text, norm, raw)
-        if self._digits:
-            self._match_digits(text, raw)
-        if self._anchors is not None and len(norm.text) >= 6:
+        if self._skeleton:
+            def emit(idx: int, method: str, start: int, end: int) -> None:
+                o_start, o_end = norm.to_original(start, end)
+                m = "normalized" if method == "exact" else method
+                raw.append((idx, o_start, o_start - o_end, _PRIORITY[m], m, o_end, 1.0))
+
+            self._skeleton.scan(norm, emit)
+        if self._fuzzy and len(norm.text) >= 6:
             self._match_fuzzy(norm, raw)
         if len(raw) > 1:
             raw.sort()
         return raw
 
-    def _match_keys(self, text: str, norm: Any, raw: list) -> None:
+    def _match_keys(self, text: str, norm: Normalized, raw: list) -> None:
         s = norm.text
         n = len(s)
         atoms = self.atoms
@@ -260,72 +247,28 @@ class Detector:
                     method = "normalized"
                 raw.append((e.atom, o_start, o_start - o_end, _PRIORITY[method], method, o_end, 1.0))
 
-    def _match_digits(self, text: str, raw: list) -> None:
-        index = self._digits
-        pattern = _DIGIT_RUN_ASCII if text.isascii() else _DIGIT_RUN
-        for run in pattern.finditer(text):
-            s = run.group().rstrip(" -./:,(+")
-            if s.isdigit():  # one group: a single lookup (the common case)
-                hits = index.get(s if s.isascii() else digits_of(s)) if len(s) >= 4 else None
-                if hits:
-                    self._digit_hits(text, hits, run.start(), run.start() + len(s), raw)
-                continue
-            base = run.start()
-            groups = [(m.start() + base, m.end() + base, m.group())
-                      for m in _DIGIT_GROUP.finditer(s)][:_MAX_GROUPS]
-            digits = [g[2] if g[2].isascii() else digits_of(g[2]) for g in groups]
-            for i in range(len(groups)):
-                acc = ""
-                for j in range(i, len(groups)):
-                    acc += digits[j]
-                    hits = index.get(acc) if len(acc) >= 4 else None
-                    if hits:
-                        self._digit_hits(text, hits, groups[i][0], groups[j][1], raw)
+    def _match_fuzzy(self, norm: Normalized, raw: list) -> None:
+        """Fuzzy occurrences not overlapping a stronger match of the same atom (a score of 100
+        is the key itself, which the automaton already found)."""
+        found: dict[int, list[tuple[int, int]]] | None = None
+        priority = _PRIORITY["fuzzy"]
 
-    @staticmethod
-    def _digit_hits(text: str, hits: list[tuple[int, str]], start: int, end: int, raw: list) -> None:
-        start, end = _with_parentheses(text, start, end)
-        for idx, method in hits:
-            m = "normalized" if method == "exact" else method
-            raw.append((idx, start, start - end, _PRIORITY[m], m, end, 1.0))
+        def emit(idx: int, start: int, end: int, score: float) -> None:
+            nonlocal found
+            if score >= 1.0:
+                return
+            o_start, o_end = norm.to_original(start, end)
+            if found is None:
+                found = {}
+                for r in sorted(raw):
+                    found.setdefault(r[0], []).append((r[1], r[5]))
+            spans = found.get(idx, ())
+            k = bisect_left(spans, (o_start, o_start))
+            if (k < len(spans) and spans[k][0] < o_end) or (k > 0 and spans[k - 1][1] > o_start):
+                return
+            raw.append((idx, o_start, o_start - o_end, priority, "fuzzy", o_end, score))
 
-    def _match_fuzzy(self, norm: Any, raw: list) -> None:
-        s = norm.text
-        candidates: set[int] = set()
-        for end, idxs in self._anchors.iter(s):
-            start = end - 3
-            if start == 0 or not s[start - 1].isalnum():
-                candidates.update(idxs)
-        if not candidates:
-            return
-        candidates.difference_update(r[0] for r in raw)
-        for idx in candidates:
-            self._fuzzy_one(idx, norm, raw)
-
-    def _fuzzy_one(self, idx: int, norm: Any, raw: list) -> None:
-        key, key_digits = self._fuzzy_keys[idx]
-        s = norm.text
-        if len(s) < len(key) * 0.8:
-            return
-        res = fuzz.partial_ratio_alignment(key, s, score_cutoff=self.fuzzy_threshold)
-        if res is None:
-            return
-        start, end = res.dest_start, res.dest_end
-        while start < end and not s[start].isalnum():  # trim the alignment to word characters
-            start += 1
-        while end > start and not s[end - 1].isalnum():
-            end -= 1
-        while start > 0 and s[start - 1].isalnum():  # then widen it to whole words
-            start -= 1
-        while end < len(s) and s[end].isalnum():
-            end += 1
-        span = s[start:end]
-        if digits_of(span) != key_digits or len(span) > len(key) * 1.25:
-            return
-        if fuzz.ratio(key, span) < self.fuzzy_threshold:
-            return
-        o_start, o_end = norm.to_original(start, end)
-        raw.append((idx, o_start, o_start - o_end, _PRIORITY["fuzzy"], "fuzzy", o_end, res.score / 100.0))
+        self._fuzzy.scan(norm.text, emit)
 
     def _resolve(self, raw: list, path: str, free_text: bool) -> list[Finding]:
         """One finding per atom occurrence: overlapping matches of an atom keep the best one.

@@ -1,0 +1,221 @@
+"""Numbers and identifiers matched on their *skeleton*: separators between characters dropped.
+
+The skeleton of a normalized text deletes every separator (space, any Unicode dash,
+``_ . / : , ( ) [ ] + # '``), so ``(415) 555–0199``, ``415_555_0199`` and ``RX 88213`` become
+``4155550199`` and ``rx88213`` (letters stay: they separate what they separate). One Aho–Corasick
+automaton over the skeleton holds two kinds of keys:
+
+* **digit keys** — numeric atoms (only digits and separators, ≥ 4 digits), stored as their digits.
+  A hit counts only when it starts and ends on digit-group boundaries of the text (``14417`` never
+  matches ``4417``) and when the *grouping rule* holds:
+
+  1. the hit is one digit group of the text (``4417`` in ``card 4417``, ``4155550199``); or
+  2. the text's groups have the atom's group lengths, either as written or after joining
+     thousands groups (a group of exactly three digits after a single ``,`` ``.`` ``'`` or space)
+     — ``415.555.0199`` for ``415-555-0199``, ``$1,250.00`` for ``1250.00``, ``4,417`` for
+     ``4417``; or
+  3. the atom has ≥ 7 digits (a phone, card, account or date-time): any grouping.
+
+  So ``$44.17``, ``4/4/17``, ``4.4.17`` and ``44-17`` never match ``4417``: decimals, dates and
+  other numbers never join into an atom shorter than 7 digits unless written in its own grouping.
+  International forms: a hit of ≥ 7 digits may also start 1–3 digits into a group that follows
+  ``+`` (``+14155550199``, ``tel:+1…``) or 3–5 digits into a group that starts with ``00``
+  (``0014155550199``); an atom written with ``+CC`` is also found without it.
+* **skeleton keys** — identifiers (letters *and* digits, every word holding a digit: ``RX-88213``,
+  an IBAN, ``sk-live-…``), stored as their letters and digits. A hit counts when it starts and
+  ends on a word boundary of the text: ``RX88213`` and ``rx 88213`` match, ``ARX88213`` and
+  ``RX882134`` do not.
+
+Cost: one ``translate`` and one automaton pass over the text (shared by every detector that scans
+the same :class:`~tpguard._normalize.Normalized`), then O(length of the hit) per hit; the
+skeleton-to-text offset map is built once per text, only when there is a hit.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from itertools import accumulate
+from typing import Any
+
+import ahocorasick
+
+from ._normalize import Normalized, digits_of
+
+__all__ = ["SkeletonIndex", "is_numeric", "skeleton_key"]
+
+_DASHES = "\\-\u058a\u05be\u1400\u1806\u2010-\u2015\u2212\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u301c\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d"
+_SEP = rf"[\s{_DASHES}_./:,()\[\]+#'\u2019]"
+_SEP_RUN = re.compile(rf"{_SEP}+")
+_SEP_CHARS = " -_./:,()[]+#'\u2019\u058a\u05be\u1400\u1806\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e17\u2e1a\u2e3a\u2e3b\u2e40\u301c\u3030\u30a0\ufe31\ufe32\ufe58\ufe63\uff0d"
+_SEP_DELETE = dict.fromkeys(map(ord, _SEP_CHARS))
+_SEP_BYTES = _SEP_CHARS[:14].encode("ascii")
+_NUMERIC = re.compile(rf"(?:\d|{_SEP}|[$€£¥%*])+")
+_ID_SHAPE = re.compile(rf"(?:[^\W_]|{_SEP})+")
+_GROUP = re.compile(r"\d+")
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
+_NON_ALNUM = re.compile(r"[\W_]+")
+_THOUSANDS = frozenset({",", ".", "'", " ", "\u2019"})
+_CENTS = re.compile(r"[.,]00$")
+_PHONE_DIGITS = 7
+
+
+def is_numeric(key: str) -> bool:
+    """True for a normalized key made of digits and separators only, with ≥ 4 digits."""
+    return bool(_NUMERIC.fullmatch(key)) and len(digits_of(key)) >= 4
+
+
+def skeleton_key(key: str) -> str | None:
+    """The letters-and-digits skeleton of an identifier-like normalized key, else ``None``."""
+    if _LETTER.search(key) is None or _DIGIT.search(key) is None or not _ID_SHAPE.fullmatch(key):
+        return None
+    if not all(_DIGIT.search(word) for word in key.split()):
+        return None  # "type 2 diabetes" is words, not an identifier
+    skel = _NON_ALNUM.sub("", key)
+    return skel if len(skel) >= 4 else None
+
+
+def _groupings(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(group lengths as written, group lengths with thousands groups joined)."""
+    raw: list[int] = []
+    joined: list[int] = []
+    prev_end = -1
+    for m in _GROUP.finditer(text):
+        n = m.end() - m.start()
+        gap = text[prev_end : m.start()] if prev_end >= 0 else ""
+        raw.append(n)
+        if joined and n == 3 and gap in _THOUSANDS:
+            joined[-1] += n
+        else:
+            joined.append(n)
+        prev_end = m.end()
+    return tuple(raw), tuple(joined)
+
+
+class SkeletonIndex:
+    """Digit and identifier keys of a detector's atoms; ``scan`` appends raw matches."""
+
+    def __init__(self) -> None:
+        self._keys: dict[str, list[tuple[Any, ...]]] = {}
+        self._automaton: Any = None
+
+    def __bool__(self) -> bool:
+        return bool(self._keys)
+
+    def add(self, idx: int, key: str, method: str) -> bool:
+        """Index a normalized key if it is numeric or identifier-like; True if it was."""
+        if is_numeric(key):
+            digits = digits_of(key)
+            raw, joined = _groupings(key)
+            self._add(digits, ("d", idx, method, raw, joined))
+            if _CENTS.search(key) and len(digits) >= 6:  # "$1,250.00" is also "1250"
+                self._add(digits[:-2], ("d", idx, method, raw[:-1], joined[:-1]))
+            if key.startswith("+") and raw[0] <= 3 and len(digits) - raw[0] >= _PHONE_DIGITS:
+                self._add(digits[raw[0] :], ("d", idx, method, raw[1:], joined[1:]))
+            return True
+        skel = skeleton_key(key)
+        if skel is not None:
+            self._add(skel, ("s", idx, method))
+            return True
+        return False
+
+    def _add(self, key: str, entry: tuple[Any, ...]) -> None:
+        self._keys.setdefault(key, []).append(entry)
+
+    def build(self) -> None:
+        if self._keys:
+            automaton = ahocorasick.Automaton()
+            for key, entries in self._keys.items():
+                automaton.add_word(key, (len(key), tuple(entries)))
+            automaton.make_automaton()
+            self._automaton = automaton
+
+    def scan(self, norm: Normalized, emit: Any) -> None:
+        """Call ``emit(idx, method, norm_start, norm_end)`` for every accepted hit."""
+        if self._automaton is None:
+            return
+        skel = _skeleton(norm)
+        if not skel:
+            return
+        s = norm.text
+        positions = None
+        for end, (length, entries) in self._automaton.iter(skel):
+            if positions is None:
+                positions = _skeleton_map(norm)
+            ns = _to_norm(positions, end - length + 1)
+            ne = _to_norm(positions, end) + 1
+            for entry in entries:
+                if entry[0] == "s":
+                    if (ns == 0 or not s[ns - 1].isalnum()) and (ne == len(s) or not s[ne].isalnum()):
+                        emit(entry[1], entry[2], ns, ne)
+                    continue
+                span = _digit_span(s, ns, ne, length, entry[3], entry[4])
+                if span is not None:
+                    emit(entry[1], entry[2], *span)
+
+
+def _skeleton(norm: Normalized) -> str:
+    """The text without separators; ``""`` when it has no digit (every key holds one)."""
+    skel = norm._cache.get("skeleton")
+    if skel is None:
+        text = norm.text
+        if text.isascii():
+            # bytes.translate is ~15× faster than str.translate for the common ASCII text
+            b = text.encode("ascii")
+            has_digit = len(b.translate(None, b"0123456789")) != len(b)
+            skel = b.translate(None, _SEP_BYTES).decode("ascii") if has_digit else ""
+        else:
+            skel = text.translate(_SEP_DELETE) if _DIGIT.search(text) else ""
+        norm._cache["skeleton"] = skel
+    return skel  # type: ignore[return-value]
+
+
+def _skeleton_map(norm: Normalized) -> tuple[list[int], list[int]]:
+    """Skeleton offset → text offset: (skeleton positions of removals, removed length so far)."""
+    cached = norm._cache.get("skeleton_map")
+    if cached is None:
+        # lengths of the kept stretches and of the removed runs, summed in C (no per-run Python)
+        removed = list(accumulate(map(len, _SEP_RUN.findall(norm.text))))
+        at = list(accumulate(map(len, _SEP_RUN.split(norm.text))))[: len(removed)]
+        cached = norm._cache["skeleton_map"] = (at, removed)
+    return cached  # type: ignore[return-value]
+
+
+def _to_norm(positions: tuple[list[int], list[int]], i: int) -> int:
+    at, removed = positions
+    k = bisect_right(at, i) - 1
+    return i if k < 0 else i + removed[k]
+
+
+def _digit_span(s: str, ns: int, ne: int, length: int, raw: tuple[int, ...],
+                joined: tuple[int, ...]) -> tuple[int, int] | None:
+    """The text span of a digit hit if it obeys the boundary and grouping rules (module doc)."""
+    if ne < len(s) and s[ne].isdigit():
+        return None
+    start = ns
+    if ns > 0 and s[ns - 1].isdigit():  # inside a group: only after an international prefix
+        j = ns
+        while j > 0 and s[j - 1].isdigit():
+            j -= 1
+        k = ns - j
+        if length < _PHONE_DIGITS:
+            return None
+        if j > 0 and s[j - 1] == "+" and k <= 3:
+            start = j - 1
+        elif s.startswith("00", j) and 3 <= k <= 5:
+            start = j
+        else:
+            return None
+    elif ns > 0 and s[ns - 1] == "+":
+        start = ns - 1
+    text = s[ns:ne]
+    if not text.isdigit() and length < _PHONE_DIGITS:
+        got_raw, got_joined = _groupings(text)
+        if got_raw != raw and got_joined != joined:
+            return None
+    if start > 0 and s[start - 1] == "(" and ")" in s[start:ne]:  # "(415) 555-0199" whole
+        start -= 1
+    if ne < len(s) and s[ne] == ")" and "(" in s[start:ne]:
+        ne += 1
+    return start, ne

@@ -1,0 +1,195 @@
+"""Fuzzy candidates from a word index whose lookup cost does not grow with the atom count.
+
+Eligibility is decided by the *value's shape* (:func:`fuzzy_eligible`): word-like values where
+letters dominate — names, conditions, street addresses, e-mail addresses. Identifiers (every word
+holding a digit), numbers and short values are never fuzzy, whatever the atom's type is called.
+
+Index (built in O(total key length)):
+
+* a vocabulary of atom words, and a symmetric-deletion table (SymSpell, one deletion) over its
+  alphabetic words of ≥ 3 letters: a text word finds every vocabulary word within one edit
+  (substitution, insertion, deletion, transposition) with ``len(word) + 1`` dictionary look-ups;
+* multi-word atoms under each adjacent *pair* of their words; single-word atoms under their word.
+
+Lookup for a text: its words are looked up exactly; each adjacent pair of text words of which one
+is a vocabulary word is looked up with the other word as written or within one edit. A pair hit
+places a candidate occurrence (atom, first text word); an occurrence with at least
+all its pairs but one present (pairs shared by more than
+``_MAX_POSTING`` atoms, like ``gmail com``, are not counted) is verified with rapidfuzz on exactly those text words.
+Every occurrence is verified, so a text with the exact value and a typo'd one yields both. Per-word
+edit look-ups are memoized per index (prose repeats its words), so the cost per text word is a few
+dictionary look-ups and the cost of a scan follows the text, not the atom count.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable
+
+from rapidfuzz import fuzz
+
+from ._digits import skeleton_key
+from ._normalize import digits_of
+
+__all__ = ["FuzzyIndex", "fuzzy_eligible", "words"]
+
+_PUNCT = string.punctuation
+_PUNCT_BYTES = bytes.maketrans(_PUNCT.encode("ascii"), b" " * len(_PUNCT))
+_PUNCT_STR = str.maketrans(_PUNCT, " " * len(_PUNCT))
+_TOKEN = re.compile(r"\S+")
+_LETTERS = re.compile(r"[^\W\d_]")
+_DIGITS = re.compile(r"\d")
+
+
+def _spaced(s: str) -> str:
+    """``s`` with ASCII punctuation turned into spaces (offsets kept); C speed either way."""
+    if s.isascii():
+        return s.encode("ascii").translate(_PUNCT_BYTES).decode("ascii")
+    return s.translate(_PUNCT_STR)
+
+
+def words(s: str) -> list[str]:
+    """The words of a normalized text: runs between spaces and ASCII punctuation."""
+    return _spaced(s).split()
+_MEMO_SIZE = 65536
+#: A word pair shared by more atoms than this (``gmail com``) places no candidates: it says
+#: little about which atom is meant, and iterating it would make lookups grow with the atoms.
+_MAX_POSTING = 32
+_MIN_EDIT_WORD = 3
+
+
+def fuzzy_eligible(key: str) -> bool:
+    """Word-like normalized values: ≥ 8 characters, ≥ 6 letters, letters outnumber digits; one
+    word only if it has ≥ 10 letters and no digit; never an identifier (every word with a digit)."""
+    if len(key) < 8:
+        return False
+    letters = len(_LETTERS.findall(key))
+    digits = len(_DIGITS.findall(key))
+    if len(key) < 8 or letters < 6 or digits >= letters or skeleton_key(key) is not None:
+        return False
+    return len(words(key)) > 1 or (digits == 0 and letters >= 10)
+
+
+def _deletions(word: str) -> list[str]:
+    return [word[:i] + word[i + 1 :] for i in range(len(word))]
+
+
+class FuzzyIndex:
+    """Word-pair index of a detector's fuzzy-eligible atoms (see the module docstring)."""
+
+    def __init__(self, threshold: float) -> None:
+        self.threshold = threshold
+        self.keys: dict[int, tuple[str, str, int]] = {}  # atom → (key, its digits, its pairs)
+        self._pair_keys: dict[int, list[tuple[int, int]]] = {}
+        self._needed: dict[int, int] | None = None
+        self._vocab: dict[str, int] = {}
+        self._deletes: dict[str, set[int]] = {}
+        self._pairs: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        self._singles: dict[int, list[int]] = {}
+        self._near: dict[str, tuple[int, ...]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.keys)
+
+    def _word_id(self, word: str) -> int:
+        wid = self._vocab.get(word)
+        if wid is None:
+            wid = self._vocab[word] = len(self._vocab)
+            if word.isalpha() and len(word) >= _MIN_EDIT_WORD:
+                for variant in (word, *_deletions(word)):
+                    self._deletes.setdefault(variant, set()).add(wid)
+        return wid
+
+    def add(self, idx: int, key: str) -> None:
+        ids = [self._word_id(w) for w in words(key)]
+        self.keys[idx] = (key, digits_of(key), max(0, len(ids) - 1))
+        if len(ids) == 1:
+            self._singles.setdefault(ids[0], []).append(idx)
+        for k in range(len(ids) - 1):
+            self._pairs.setdefault((ids[k], ids[k + 1]), []).append((idx, k))
+        self._pair_keys[idx] = [(ids[k], ids[k + 1]) for k in range(len(ids) - 1)]
+        self._needed = None
+
+    def _pairs_needed(self) -> dict[int, int]:
+        """Pair hits an occurrence needs: all its usable pairs but one (two adjacent typos)."""
+        needed = self._needed
+        if needed is None:
+            pairs = self._pairs
+            needed = {idx: max(1, sum(len(pairs[p]) <= _MAX_POSTING for p in keys) - 1)
+                      for idx, keys in self._pair_keys.items()}
+            self._needed = needed
+        return needed
+
+    def _within_one_edit(self, word: str) -> tuple[int, ...]:
+        """Vocabulary words within one edit of ``word`` (memoized)."""
+        near = self._near.get(word)
+        if near is None:
+            found: set[int] = set()
+            if word.isalpha() and len(word) >= _MIN_EDIT_WORD:
+                deletes = self._deletes
+                for variant in (word, *_deletions(word)):
+                    hit = deletes.get(variant)
+                    if hit:
+                        found |= hit
+            if len(self._near) >= _MEMO_SIZE:
+                self._near.clear()
+            near = self._near[word] = tuple(found)
+        return near
+
+    def scan(self, s: str, emit: Callable[[int, int, int, float], None]) -> None:
+        """Call ``emit(idx, norm_start, norm_end, score)`` for every fuzzy occurrence in ``s``."""
+        ws = words(s)
+        vocab = self._vocab
+        hits: dict[tuple[int, int], set[int]] = {}
+        if len(ws) > 1 and not vocab.keys().isdisjoint(ws):
+            self._pair_hits(ws, list(map(vocab.get, ws)), hits)
+        if self._singles:
+            near = self._within_one_edit
+            for i, w in enumerate(ws):
+                if len(w) >= 9:
+                    for wid in near(w):
+                        for idx in self._singles.get(wid, ()):
+                            hits.setdefault((idx, i), set()).add(0)
+        if hits:
+            self._verify(s, hits, emit)
+
+    def _pair_hits(self, words: list[str], ids: list[int | None],
+                   hits: dict[tuple[int, int], set[int]]) -> None:
+        """Adjacent text words, one of them a vocabulary word, the other as written or within
+        one edit: each indexed pair places an occurrence (atom, first text word)."""
+        pairs = self._pairs
+        near = self._within_one_edit
+        for i in range(len(ids) - 1):
+            a, b = ids[i], ids[i + 1]
+            if a is None and b is None:
+                continue
+            exact = a is not None and b is not None and (a, b) in pairs
+            firsts = (a,) if b is None or exact else (a, *near(words[i]))
+            seconds = (b,) if a is None or exact else (b, *near(words[i + 1]))
+            for x in firsts:
+                for y in seconds:
+                    posting = pairs.get((x, y)) if x is not None and y is not None else None
+                    if posting and len(posting) <= _MAX_POSTING:
+                        for idx, k in posting:
+                            hits.setdefault((idx, i - k), set()).add(k)
+
+    def _verify(self, s: str, hits: dict[tuple[int, int], set[int]],
+                emit: Callable[[int, int, int, float], None]) -> None:
+        spans = [m.span() for m in _TOKEN.finditer(_spaced(s))]
+        last = len(spans) - 1
+        needed = self._pairs_needed()
+        for (idx, first), ks in hits.items():
+            key, key_digits, npairs = self.keys[idx]
+            if len(ks) < needed.get(idx, 1):
+                continue
+            # the aligned words, then one word more at either end (an inserted middle initial)
+            for a, b in ((first, first + npairs), (first, first + npairs + 1), (first - 1, first + npairs)):
+                start, end = spans[max(0, a)][0], spans[max(0, min(last, b))][1]
+                span = s[start:end]
+                if digits_of(span) != key_digits:
+                    continue
+                score = fuzz.ratio(key, span, score_cutoff=self.threshold)
+                if score:
+                    emit(idx, start, end, score / 100.0)
+                    break
