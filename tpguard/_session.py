@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
-from .detection import Detector, Finding
+from ._normalize import normalize
+from .detection import MEMO_LEN, Detector, Finding
 from .policy import PolicyKB, PrivateAtom
 from .redaction import PlaceholderOperator
 
@@ -140,12 +141,16 @@ class Session:
         base = self._base.detector.scan_text
         layers, shadow = self._layers()
         if not layers:
-            return lambda text, path, free: base(text, path=path, free_text=free)  # norm= at merge
+            return lambda text, path, free: base(text, path=path, free_text=free)
 
         def scan(text: str, path: str, free: bool) -> list[Finding]:
-            out = [f for f in base(text, path=path, free_text=free) if f.atom_id not in shadow]
+            # Normalized once per leaf and shared by every layer; short texts are memoized by
+            # each detector (a hit costs less than normalizing).
+            norm = normalize(text) if len(text) > MEMO_LEN else None
+            out = [f for f in base(text, path=path, free_text=free, norm=norm)
+                   if f.atom_id not in shadow]
             for det, overridden in layers:  # closest session first: its atoms override outer ones
-                found = det.scan_text(text, path=path, free_text=free)
+                found = det.scan_text(text, path=path, free_text=free, norm=norm)
                 if overridden:
                     found = [f for f in found if f.atom_id not in overridden]
                 out.extend(found)

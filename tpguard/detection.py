@@ -47,7 +47,7 @@ Method = Literal["exact", "alias", "normalized", "fuzzy", "semantic", "masked", 
 METHODS: tuple[str, ...] = Method.__args__  # type: ignore[attr-defined]
 _PRIORITY = {m: i for i, m in enumerate(("exact", "alias", "masked", "normalized", "semantic", "fuzzy", "pii"))}
 
-_MEMO_LEN = 64  # texts up to this long are memoized per detector
+MEMO_LEN = 64  # texts up to this long are memoized per detector
 _MEMO_SIZE = 4096
 _MIN_KEY = 3
 _NAME_WORD = re.compile(r"[^\W\d_]+(?:['.\-][^\W\d_]+)*")
@@ -195,7 +195,7 @@ class Detector:
                   norm: Normalized | None = None) -> list[Finding]:
         """Findings in one text; ``norm`` is ``normalize(text)`` if the caller already has it.
         Offsets index ``text``. O(len(text)), flat in the number of atoms."""
-        if len(text) <= _MEMO_LEN:  # short values (ids, statuses, dates) repeat across calls
+        if len(text) <= MEMO_LEN:  # short values (ids, statuses, dates) repeat across calls
             raw = self._memo.get(text)
             if raw is None:
                 raw = self._match(text, norm)

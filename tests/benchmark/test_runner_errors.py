@@ -162,3 +162,16 @@ def test_legacy_records_errors_are_read() -> None:
         "message": "the OpenAI client could not start (is OPENAI_API_KEY set?)"}
     assert record_error({"result": {"error": "GraphRecursionError"}, "score": {}}) is None
     assert record_error({"error": None, "score": {}}) is None
+
+
+def test_a_guard_stopping_the_oracle_is_scored_not_an_error(tmp_path: Path) -> None:
+    """A baseline that rewrites a needed value makes the backend reject the oracle's call: the
+    oracle stops. That is what the guard costs in task success — a result, not a failed run."""
+    result = run_benchmark(RunConfig(agents=("oracle",), guards=("off", "presidio-redact"),
+                                     quick=True, out=tmp_path / "run", reports=False),
+                           progress=False)
+    rows = {r["guard"]: r for r in result.summary["rows"]}
+    assert result.errors == 0 and rows["presidio-redact"]["errors"] == 0
+    assert rows["presidio-redact"]["n"] == rows["off"]["n"] == 46
+    assert rows["off"]["TaskSuccess"] == 100.0 > rows["presidio-redact"]["TaskSuccess"]
+    assert record_error({"result": {"error": "ToolCallRejected"}, "score": {}}) is None
