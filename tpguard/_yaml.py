@@ -35,6 +35,7 @@ __all__ = ["MAX_DEPTH", "WITH_LIBYAML", "RefusedError", "StrictLoader", "compose
 #: Deepest nesting of sequences and mappings a policy file may use (a JSON schema needs < 20).
 MAX_DEPTH = 100
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_NO_ANCHOR: Any = None
 _NO_ALIASES = "anchors and aliases are not allowed (write each value out in full)"
 
 
@@ -46,6 +47,7 @@ class _StrictComposer(Composer):
     """PyYAML's composer with anchors, aliases and deep nesting refused at the event."""
 
     _depth = 0
+    peek_event: Any  # from the parser this is mixed with
 
     def compose_node(self, parent: Node | None, index: Any) -> Node:
         # PyYAML's compose_node without the anchor table and the path-resolver hooks (no path
@@ -55,14 +57,14 @@ class _StrictComposer(Composer):
         if kind is AliasEvent or event.anchor is not None:
             raise RefusedError(None, None, _NO_ALIASES, event.start_mark)
         if kind is ScalarEvent:
-            return self.compose_scalar_node(None)
+            return self.compose_scalar_node(_NO_ANCHOR)
         if self._depth >= MAX_DEPTH:
             raise RefusedError(None, None, f"at most {MAX_DEPTH} levels of nesting are allowed", event.start_mark)
         self._depth += 1
         try:
             if kind is SequenceStartEvent:
-                return self.compose_sequence_node(None)
-            return self.compose_mapping_node(None)
+                return self.compose_sequence_node(_NO_ANCHOR)
+            return self.compose_mapping_node(_NO_ANCHOR)
         finally:
             self._depth -= 1
 
@@ -95,7 +97,7 @@ class _MemoResolver(Resolver):
 class _StrictConstructor(SafeConstructor):
     """PyYAML's safe constructor with duplicate and merge keys refused."""
 
-    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:  # type: ignore[override]
+    def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
         if not isinstance(node, MappingNode):
             raise ConstructorError(None, None, "a mapping", node.start_mark)
         mapping: dict[Any, Any] = {}
@@ -110,7 +112,7 @@ class _StrictConstructor(SafeConstructor):
                                        key_node.start_mark) from None
             if duplicate:
                 raise RefusedError(None, None, f"each key once (duplicate key {key_name(key)})",
-                                       key_node.start_mark)
+                                   key_node.start_mark)
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 
@@ -119,10 +121,12 @@ class _StrictConstructor(SafeConstructor):
             return super().construct_yaml_int(node)
         except ValueError:  # Python's int-string conversion limit (4,300 digits)
             raise RefusedError(None, None, "integers of at most 4300 digits",
-                                   node.start_mark) from None
+                               node.start_mark) from None
 
 
-_StrictConstructor.add_constructor("tag:yaml.org,2002:int", _StrictConstructor.construct_yaml_int)
+_StrictConstructor.add_constructor(  # type: ignore[type-var]
+    "tag:yaml.org,2002:int", _StrictConstructor.construct_yaml_int
+)
 
 
 def key_name(key: Any) -> str:
@@ -134,9 +138,9 @@ def key_name(key: Any) -> str:
 WITH_LIBYAML: bool = bool(getattr(yaml, "__with_libyaml__", False))
 
 if WITH_LIBYAML:
-    from yaml.cyaml import CParser
+    from yaml._yaml import CParser
 
-    class StrictLoader(CParser, _StrictComposer, _StrictConstructor, _MemoResolver):  # type: ignore[misc]
+    class StrictLoader(CParser, _StrictComposer, _StrictConstructor, _MemoResolver):
         """libyaml's scanner and parser, then the strict Python composer and constructor."""
 
         def __init__(self, stream: str) -> None:

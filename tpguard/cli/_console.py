@@ -16,7 +16,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, NoReturn
 
 import typer
@@ -74,13 +74,14 @@ class OneLineErrors(TyperGroup):
     ``<value>``.
     """
 
-    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             windows_expand_args: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
-            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+            return super().main(args, prog_name, complete_var, False, windows_expand_args, **extra)
         argv = list(sys.argv[1:] if args is None else args)
         try:
-            rv = super().main(argv, prog_name, complete_var, False, **extra)
+            rv = super().main(argv, prog_name, complete_var, False, windows_expand_args, **extra)
         except typer.Abort:
             typer.echo("tpguard: aborted", err=True)
             sys.exit(130)
