@@ -223,3 +223,13 @@ def test_a_generated_file_of_many_atoms_loads(tmp_path: Path) -> None:
     rows = "\n".join(f'  - {{id: a{i}, type: account_id, value: "ACC-{i:06d}"}}' for i in range(2000))
     kb = PolicyKB.from_file(_write(tmp_path, f"atoms:\n{rows}\n"))
     assert len(kb.atoms) == 2000 and kb.atoms[1999].value == "ACC-001999"
+
+
+def test_the_policy_page_example_is_a_valid_policy(tmp_path: Path) -> None:
+    import re
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "policy.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(.*?)```", page, re.S)
+    assert block is not None
+    kb = PolicyKB.from_file(_write(tmp_path, block.group(1)))
+    assert kb.is_authorized("phone", "notify_patient") and kb.tools[0].input_schema == {"type": "object"}
