@@ -183,13 +183,13 @@ def validate_policy_data(cls: type[PolicyKB], data: Any, source: str) -> PolicyK
     try:
         return cls.model_validate(data)
     except ValidationError as e:
-        problems: list[tuple[str, str]] = []
-        for err in e.errors(include_url=False, include_input=False):
-            loc, msg = _problem(cls, err)
-            if all(loc != seen for seen, _ in problems):  # a union reports once per member
-                problems.append((loc, msg))
-        _raise_all(source, problems)
-        raise AssertionError("unreachable") from None
+        problems: dict[str, str] = {}
+        for item in e.errors(include_url=False, include_input=False):
+            loc, msg = _problem(cls, item)
+            problems.setdefault(loc, msg)  # a union reports once per member: keep the first
+        err = PolicyError(source, *next(iter(problems.items())))
+        err.problems = list(problems.items())
+        raise err from None
 
 
 _EXPECT = {
