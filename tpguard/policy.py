@@ -71,12 +71,6 @@ class PrivateAtom(_Model):
 
     ``variants`` are semantic variants (lay paraphrases, other formats) and ``masked`` are masked
     forms (``"**** 1234"``) that a conditional authorization may allow where the full value is not.
-
-    Built in Python, an ``int`` or ``float`` value (``value=4417``) is taken as its decimal text.
-    In a policy *file* every value, alias, variant and masked form must be a string: YAML reads
-    ``0042`` as 34 and ``12:30`` as 750, so the file loader refuses an unquoted number, time, date or
-    boolean there ("quote it") before this model sees it. A :class:`PolicyKB` also refuses values
-    too short to be detected (see ``tpguard._policy_rules``).
     """
 
     id: str = Field(min_length=1)
@@ -89,10 +83,13 @@ class PrivateAtom(_Model):
     masked: tuple[str, ...] = ()
     severity: float = Field(default=1.0, gt=0)
 
+    # Built in Python, an int or float value (value=4417) is taken as its decimal text. In a policy
+    # *file* every value, alias, variant and masked form must be a string: YAML reads 0042 as 34 and
+    # 12:30 as 750, so the file loader refuses unquoted numbers, times, dates and booleans there
+    # ("quote it") before this model sees them. The docstring above is part of docs/case.schema.json.
     @field_validator("value", mode="before")
     @classmethod
     def _scalar_to_text(cls, v: Any) -> Any:
-        # Numbers in a YAML file (a card suffix written as 1234) are still text to detect.
         return str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
 
     @field_validator("aliases", "variants", "masked", mode="before")
