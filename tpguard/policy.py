@@ -17,7 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from ._policy_rules import policy_problems as _policy_problems
 
 __all__ = [
     "SINKS",
@@ -72,17 +83,22 @@ class PrivateAtom(_Model):
     masked: tuple[str, ...] = ()
     severity: float = Field(default=1.0, gt=0)
 
+    # Built in Python, an int or float value (value=4417) is taken as its decimal text. In a policy
+    # *file* every value, alias, variant and masked form must be a string: YAML reads 0042 as 34 and
+    # 12:30 as 750, so the file loader refuses unquoted numbers, times, dates and booleans there
+    # ("quote it") before this model sees them. The docstring above is part of docs/case.schema.json.
     @field_validator("value", mode="before")
     @classmethod
     def _scalar_to_text(cls, v: Any) -> Any:
-        # Numbers in a YAML file (a card suffix written as 1234) are still text to detect.
         return str(v) if isinstance(v, int | float) and not isinstance(v, bool) else v
 
     @field_validator("aliases", "variants", "masked", mode="before")
     @classmethod
     def _strings(cls, v: Any) -> Any:
         if isinstance(v, list | tuple):
-            return tuple(str(x) if isinstance(x, int | float) else x for x in v)
+            return tuple(
+                str(x) if isinstance(x, int | float) and not isinstance(x, bool) else x for x in v
+            )
         return v
 
     def __repr__(self) -> str:  # never print the value itself
@@ -228,18 +244,14 @@ class PolicyKB(_Model):
     rules: tuple[Rule, ...] = ()
 
     @model_validator(mode="after")
-    def _references(self) -> PolicyKB:
-        _unique("atoms", [a.id for a in self.atoms])
-        _unique("tools", [t.name for t in self.tools])
-        # Atoms and tools may also be bound at run time; when the file lists them, references
-        # must resolve, so a typo in an id fails here rather than silently forbidding.
-        atom_ids = {a.id for a in self.atoms}
-        tool_names = {t.name for t in self.tools}
-        for i, auth in enumerate(self.authorizations):
-            if atom_ids and auth.atom not in atom_ids:
-                raise ValueError(f"authorizations[{i}].atom: unknown atom id {auth.atom!r}")
-            if tool_names and auth.tool not in tool_names:
-                raise ValueError(f"authorizations[{i}].tool: unknown tool {auth.tool!r}")
+    def _consistent(self) -> PolicyKB:
+        problems = _policy_problems(self)
+        if problems:
+            raise ValidationError.from_exception_data(
+                "PolicyKB",
+                [InitErrorDetails(type=PydanticCustomError("policy", "{msg}", {"msg": msg}),
+                                  loc=loc, input=None) for loc, msg in problems],
+            )
         return self
 
     # -- construction -------------------------------------------------------------------------
@@ -302,14 +314,6 @@ class PolicyKB(_Model):
         return AuthorizationMatrix(
             tuple(a.id for a in self.atoms), tuple(t.name for t in self.tools), cells
         )
-
-
-def _unique(what: str, ids: list[str]) -> None:
-    seen: set[str] = set()
-    for i, x in enumerate(ids):
-        if x in seen:
-            raise ValueError(f"{what}[{i}]: duplicate {'id' if what == 'atoms' else 'name'} {x!r}")
-        seen.add(x)
 
 
 def _norm_purpose(p: str) -> str:

@@ -99,13 +99,23 @@ def _write(tmp_path: Path, text: str, name: str = "policy.yaml") -> Path:
     [
         ("tools:\n  - {name: x, sink: fax}\n", "tools[0].sink", "one of"),
         ("atoms:\n  - {id: a, type: t}\n", "atoms[0].value", "required"),
-        ("atoms:\n  - {id: a, type: t, value: v, severity: -1}\n", "atoms[0].severity", "greater than 0"),
-        ("atoms: [{id: a, type: t, value: v}]\ntools: [{name: x}]\n"
-         "authorizations:\n  - {atom: b, tool: x, allow: true}\n", "authorizations[0].atom", "unknown atom"),
+        ("atoms:\n  - {id: a, type: t, value: vvv, severity: -1}\n", "atoms[0].severity",
+         "a number greater than 0"),
+        ("atoms: [{id: a, type: t, value: vvv}]\ntools: [{name: x}]\n"
+         "authorizations:\n  - {atom: b, tool: x, allow: true}\n", "authorizations[0].atom",
+         "expected the id of an atom listed under atoms (no atom has the id 'b')"),
+        ("atoms: [{id: a, type: t, value: vvv}]\ntools: [{name: x}]\n"
+         "authorizations:\n  - {atom: a, tool: y, allow: true}\n", "authorizations[0].tool",
+         "expected the name of a tool listed under tools"),
         ("rules:\n  - {atom_type: phone, tool: x, sink: ticket, allow: true}\n", "rules[0]", "exactly one"),
         ("rules:\n  - {atom_type: phone, tool: x, allow: conditional}\n", "rules[0]", "fields"),
-        ("tools:\n  - {name: x, purpos: typo}\n", "tools[0].purpos", "no such key"),
-        ("atoms:\n  - {id: a, type: t, value: v}\n  - {id: a, type: t, value: w}\n", "atoms[1]", "duplicate"),
+        ("rules:\n  - {atom_type: phone, tool: x, allow: maybe}\n", "rules[0].allow",
+         "expected true, false or conditional"),
+        ("tools:\n  - {name: x, purpos: typo}\n", "tools[0].purpos",
+         "expected one of the keys name, purpose, sink"),
+        ("atoms:\n  - {id: a, type: t, value: vvv}\n  - {id: a, type: t, value: www}\n",
+         "atoms[1].id", "expected an id used once (atoms[0] already has the id 'a')"),
+        ("atoms: [abc]\n", "atoms[0]", "expected a mapping"),
         ("- just\n- a list\n", "<top level>", "mapping"),
         ("atoms: [\n", "line ", "valid YAML"),
     ],
@@ -119,7 +129,7 @@ def test_bad_files_name_file_path_and_expectation(
     msg = str(info.value)
     assert msg.startswith(f"{p}: "), msg
     assert path_part in msg and expected_part in msg, msg
-    assert "Traceback" not in msg
+    assert "Traceback" not in msg and "DESIGN.md" not in msg and "Input should" not in msg
 
 
 def test_bad_json_and_missing_file(tmp_path: Path) -> None:

@@ -1,27 +1,49 @@
 """The ``tpguard`` command line (typer + rich).
 
 ``tpguard policy validate FILE`` · ``tpguard policy matrix FILE`` · ``tpguard check ...``; the
-benchmark adds ``tpguard bench ...`` and ``tpguard audit ...`` when it is installed.
+benchmark adds ``tpguard bench ...`` and ``tpguard audit ...`` when it is installed. Exit codes and
+one-line errors: :mod:`tpguard.cli._console`.
 """
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from ._check import check
+from ._console import EXIT_TEXT, OneLineErrors
 from ._policy import policy_app
 
 __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="tpguard",
-    help="Purpose-bound privacy guard for tool-using LLM agents.",
+    cls=OneLineErrors,
+    help=f"Purpose-bound privacy guard for tool-using LLM agents.\n\n{EXIT_TEXT}",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,  # tracebacks could show private values from local variables
 )
 app.add_typer(policy_app, name="policy")
 app.command("check")(check)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from tpguard import __version__
+
+        typer.echo(f"tpguard {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True, help="Print the version and exit.",
+    )] = False,
+) -> None:
+    """Purpose-bound privacy guard for tool-using LLM agents."""
 
 
 def _add_benchmark() -> None:

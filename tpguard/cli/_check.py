@@ -7,12 +7,18 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from .._policy_file import depth_exceeds
+from ..errors import TpguardError
 from ..guard import MODES, Guard
+from ._console import EXIT_BLOCKED, EXIT_OK, fail, print_json, stdout_console
 
 __all__ = ["check"]
+
+#: Deepest JSON nesting ``--args`` may use (Python's own parser gives up near 1,000).
+MAX_ARGS_DEPTH = 100
 
 
 def check(
@@ -22,46 +28,67 @@ def check(
     mode: Annotated[str, typer.Option("--mode", "-m", help="audit | enforce | redact")] = "enforce",
     as_json: Annotated[bool, typer.Option("--json", help="Print the decision as JSON.")] = False,
 ) -> None:
-    """Decide one tool call and print the decision (exit 0 allowed, 1 blocked, 2 bad input)."""
+    """Decide one tool call and print the decision.
+
+    Exit codes: 0 allowed; 1 blocked; 2 input or usage error, one line on stderr.
+    """
     from ._policy import load_or_exit
 
-    out, err = Console(), Console(stderr=True)
     if mode not in MODES:
-        err.print(f"[red]--mode[/] must be one of {', '.join(MODES)} (got {mode!r})")
-        raise typer.Exit(2)
-    arguments = _parse_args(args, err)
-    guard = Guard(load_or_exit(policy, err), mode=mode)  # type: ignore[arg-type]
-    decision = guard.check(tool, arguments)
+        fail(f"--mode must be one of {', '.join(MODES)}")
+    arguments = _parse_args(args)
+    guard = Guard(load_or_exit(policy), mode=mode)  # type: ignore[arg-type]
+    try:
+        decision = guard.check(tool, arguments)
+    except (TpguardError, RecursionError) as e:
+        # The guard refused to read the arguments (a limit, a type): an input error, not a block.
+        fail(f"--args: the guard could not read the arguments ({type(e).__name__})")
     if as_json:
         payload = decision.to_dict()
         payload["arguments"] = decision.arguments if decision.redacted else None
-        out.print_json(json.dumps(payload))
+        print_json(payload)
     else:
-        colour = {"allow": "green", "block": "red", "redact": "yellow"}[decision.action]
-        out.print(f"[bold {colour}]{decision.action.upper()}[/] {tool} ({mode})", highlight=False)
-        if decision.findings:
-            table = Table("atom", "type", "field", "method", "authorized")
-            for f in decision.findings:
-                table.add_row(f.atom_id, f.atom_type, f.path, f.method,
-                              "[green]yes[/]" if f.authorized else "[red]no[/]")
-            out.print(table)
-        if decision.message:
-            out.print(decision.message, highlight=False)
-        if decision.redacted:
-            out.print_json(json.dumps(decision.arguments, default=str))
-    raise typer.Exit(1 if decision.blocked else 0)
+        _print_decision(decision, tool, mode)
+    raise typer.Exit(EXIT_BLOCKED if decision.blocked else EXIT_OK)
 
 
-def _parse_args(text: str, err: Console) -> Any:
+def _print_decision(decision: Any, tool: str, mode: str) -> None:
+    out = stdout_console()
+    colour = {"allow": "green", "block": "red", "redact": "yellow"}[decision.action]
+    out.print(f"[bold {colour}]{decision.action.upper()}[/] {escape(tool)} ({mode})", highlight=False)
+    if decision.findings:
+        table = Table("atom", "type", "field", "method", "authorized")
+        for f in decision.findings:
+            table.add_row(escape(f.atom_id), escape(f.atom_type), escape(f.path), f.method,
+                          "[green]yes[/]" if f.authorized else "[red]no[/]")
+        out.print(table)
+    if decision.message:
+        out.print(decision.message, markup=False, highlight=False)
+    if decision.redacted:
+        print_json(decision.arguments)
+
+
+def _parse_args(text: str) -> Any:
+    """The ``--args`` JSON object; every failure is one line that never quotes the input."""
+    if text.startswith("@"):
+        try:
+            text = Path(text[1:]).read_bytes().decode("utf-8")
+        except UnicodeDecodeError as e:
+            fail(f"--args: the @FILE is not UTF-8 text (byte {e.start})")
+        except OSError as e:
+            fail(f"--args: the @FILE cannot be read ({type(e).__name__})")
     try:
-        if text.startswith("@"):
-            text = Path(text[1:]).read_text(encoding="utf-8")
         value = json.loads(text)
-    except (OSError, json.JSONDecodeError) as e:
-        err.print(f"[red]--args[/] expected a JSON object or @FILE ({type(e).__name__}: "
-                  f"{getattr(e, 'msg', 'unreadable')})", highlight=False)
-        raise typer.Exit(2) from None
+    except json.JSONDecodeError as e:
+        fail(f"--args: expected a JSON object or @FILE (invalid JSON at line {e.lineno}, "
+             f"column {e.colno}: {e.msg})")
+    except RecursionError:
+        fail(f"--args: expected at most {MAX_ARGS_DEPTH} levels of nesting")
+    except ValueError:  # Python's int-string conversion limit (4,300 digits)
+        fail("--args: expected numbers of at most 4300 digits")
     if not isinstance(value, dict):
-        err.print("[red]--args[/] expected a JSON object of argument names to values")
-        raise typer.Exit(2)
+        fail("--args: expected a JSON object of argument names to values")
+    if depth_exceeds(value, MAX_ARGS_DEPTH):
+        fail(f"--args: expected at most {MAX_ARGS_DEPTH} levels of nesting")
     return value
+

@@ -1,0 +1,139 @@
+"""Consistency rules of a policy knowledge base beyond its shape (seed ``000_*`` §3.2–3.4).
+
+A :class:`~tpguard.policy.PolicyKB` that passes its field types can still weaken itself silently;
+these rules refuse it instead:
+
+- ids of atoms and names of tools are unique, and authorizations name listed atoms and tools;
+- one decision per cell: the same (atom, tool) pair listed twice with a different ``allow``,
+  ``fields`` or ``forms`` is a contradiction, and so are two type-level rules at the same level
+  with the same target. (Before, the first rule and the *last* pair won silently.) The same entry
+  written twice, identically, is accepted: it decides nothing new;
+- every value, alias, variant and masked form is long enough to be detected; an atom the detector
+  cannot find is a policy that forbids nothing.
+
+Each problem is ``(loc, expectation)``; messages name ids, tools and types, never atom values.
+Cost: linear in atoms, authorizations and rules.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from ._normalize import digits_of, normalize_key
+
+if TYPE_CHECKING:
+    from .policy import Authorization, PolicyKB, Rule
+
+__all__ = ["MAX_PROBLEMS", "policy_problems"]
+
+#: At most this many problems are reported for one policy (the first ones, in file order).
+MAX_PROBLEMS = 50
+
+Loc = tuple[str | int, ...]
+_NUMERIC = re.compile(r"[\d\s\-./:()+,$€£¥%*#]+")
+_FORMS = (("aliases", "alias"), ("variants", "variant"), ("masked", "masked form"))
+
+
+def _detectable(value: str) -> bool:
+    """A value the detector can find: normalized text of ≥ 3 characters, or a number of ≥ 4 digits."""
+    # lead: switch to detection.is_detectable at merge
+    if len(normalize_key(value)) >= 3:
+        return True
+    return bool(_NUMERIC.fullmatch(value)) and len(digits_of(value)) >= 4
+
+
+def policy_problems(kb: PolicyKB) -> list[tuple[Loc, str]]:
+    """Every consistency problem of ``kb`` (at most :data:`MAX_PROBLEMS`), in file order."""
+    problems: list[tuple[Loc, str]] = []
+    problems += _unique_ids(kb)
+    problems += _undetectable(kb)
+    problems += _references(kb)
+    problems += _contradictory_pairs(kb.authorizations)
+    problems += _contradictory_rules(kb.rules)
+    return problems[:MAX_PROBLEMS]
+
+
+def _unique_ids(kb: PolicyKB) -> list[tuple[Loc, str]]:
+    out: list[tuple[Loc, str]] = []
+    for what, key, ids in (("atoms", "id", [a.id for a in kb.atoms]),
+                           ("tools", "name", [t.name for t in kb.tools])):
+        first: dict[str, int] = {}
+        for i, x in enumerate(ids):
+            if x in first:
+                out.append(((what, i, key), f"{'an' if key == 'id' else 'a'} {key} used once ({what}[{first[x]}] already has "
+                                             f"the {key} {x!r})"))
+            else:
+                first[x] = i
+    return out
+
+
+def _undetectable(kb: PolicyKB) -> list[tuple[Loc, str]]:
+    out: list[tuple[Loc, str]] = []
+    for i, atom in enumerate(kb.atoms):
+        if not _detectable(atom.value):
+            out.append((("atoms", i, "value"), _too_short(atom.id, "value")))
+        for field, label in _FORMS:
+            for k, text in enumerate(getattr(atom, field)):
+                if not _detectable(text):
+                    out.append((("atoms", i, field, k), _too_short(atom.id, label)))
+    return out
+
+
+def _too_short(atom_id: str, what: str) -> str:
+    article = "an" if what[0] in "aeiou" else "a"
+    return (f"{article} {what} the detector can find: at least 3 characters, or a number of at least 4 "
+            f"digits (the {what} of atom {atom_id!r} is too short to detect)")
+
+
+def _references(kb: PolicyKB) -> list[tuple[Loc, str]]:
+    # Atoms and tools may also be bound at run time; when the file lists them, references must
+    # resolve, so a typo in an id fails here rather than silently forbidding.
+    atom_ids = {a.id for a in kb.atoms}
+    tool_names = {t.name for t in kb.tools}
+    out: list[tuple[Loc, str]] = []
+    for i, auth in enumerate(kb.authorizations):
+        if atom_ids and auth.atom not in atom_ids:
+            out.append((("authorizations", i, "atom"),
+                        f"the id of an atom listed under atoms (no atom has the id {auth.atom!r})"))
+        if tool_names and auth.tool not in tool_names:
+            out.append((("authorizations", i, "tool"),
+                        f"the name of a tool listed under tools (no tool is named {auth.tool!r})"))
+    return out
+
+
+def _decision(item: Authorization | Rule) -> tuple[Any, ...]:
+    return (item.allow, frozenset(item.fields), frozenset(item.forms))
+
+
+def _contradictory_pairs(auths: tuple[Authorization, ...]) -> list[tuple[Loc, str]]:
+    first: dict[tuple[str, str], int] = {}
+    out: list[tuple[Loc, str]] = []
+    for i, auth in enumerate(auths):
+        j = first.setdefault((auth.atom, auth.tool), i)
+        if j != i and _decision(auths[j]) != _decision(auth):
+            out.append((("authorizations", i),
+                        f"one decision per atom and tool (authorizations[{j}] already decides "
+                        f"atom {auth.atom!r} for tool {auth.tool!r}, differently)"))
+    return out
+
+
+def _rule_target(rule: Rule) -> tuple[str, str, str]:
+    if rule.tool is not None:
+        return (rule.atom_type, "tool", rule.tool)
+    if rule.purpose is not None:
+        return (rule.atom_type, "purpose", " ".join(rule.purpose.casefold().split()))
+    return (rule.atom_type, "sink", str(rule.sink))
+
+
+def _contradictory_rules(rules: tuple[Rule, ...]) -> list[tuple[Loc, str]]:
+    first: dict[tuple[str, str, str], int] = {}
+    out: list[tuple[Loc, str]] = []
+    for i, rule in enumerate(rules):
+        target = _rule_target(rule)
+        j = first.setdefault(target, i)
+        if j != i and _decision(rules[j]) != _decision(rule):
+            out.append((("rules", i),
+                        f"one decision per atom type and {target[1]} (rules[{j}] already decides "
+                        f"type {rule.atom_type!r} for this {target[1]}, differently)"))
+    return out
