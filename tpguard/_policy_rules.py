@@ -20,8 +20,6 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ._normalize import digits_of, normalize_key
-
 if TYPE_CHECKING:
     from .policy import Authorization, PolicyKB, Rule
 
@@ -36,11 +34,10 @@ _FORMS = (("aliases", "alias"), ("variants", "variant"), ("masked", "masked form
 
 
 def _detectable(value: str) -> bool:
-    """A value the detector can find: normalized text of ≥ 3 characters, or a number of ≥ 4 digits."""
-    # lead: switch to detection.is_detectable at merge
-    if len(normalize_key(value)) >= 3:
-        return True
-    return bool(_NUMERIC.fullmatch(value)) and len(digits_of(value)) >= 4
+    """A value the detector can find (the detector's own rule, so the two cannot drift)."""
+    from .detection import is_detectable  # detection imports policy: import at call time
+
+    return is_detectable(value)
 
 
 def policy_problems(kb: PolicyKB) -> list[tuple[Loc, str]]:
@@ -82,8 +79,8 @@ def _undetectable(kb: PolicyKB) -> list[tuple[Loc, str]]:
 
 def _too_short(atom_id: str, what: str) -> str:
     article = "an" if what[0] in "aeiou" else "a"
-    return (f"{article} {what} the detector can find: at least 3 characters, or a number of at least 4 "
-            f"digits (the {what} of atom {atom_id!r} is too short to detect)")
+    return (f"{article} {what} the detector can find: at least 3 characters after normalization "
+            f"(the {what} of atom {atom_id!r} is too short to detect)")
 
 
 def _references(kb: PolicyKB) -> list[tuple[Loc, str]]:
