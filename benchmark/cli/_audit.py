@@ -26,8 +26,6 @@ from ._common import out_console, progress, require_bench_extra
 
 __all__ = ["audit"]
 
-_KEYS = ("Task", "Workflow", "GoldArg", "TaskSuccess", "FOR", "SWLR", "ToolFOR", "LTCR",
-         "FreeTextFOR", "FTSlotRate", "MidFOR", "MT-POI", "SMTC")
 _UTILITY = ("Task", "Workflow", "GoldArg", "TaskSuccess", "SMTC")
 
 
@@ -126,16 +124,20 @@ def _row(values: dict[str, Any], case_id: str, agent: str, guard: str, calls: in
          utility: bool, unknown: Counter[str]) -> dict[str, Any]:
     row: dict[str, Any] = {"case_id": case_id, "agent": agent, "guard": guard, "calls": calls,
                            "blocked": blocked, "unknown_tools": dict(unknown.most_common())}
-    for k in _KEYS:
+    from ..metrics import KEYS  # the run summary's metric keys; imported once a command runs
+
+    for k in KEYS:
         row[k] = values.get(k) if (utility or k not in _UTILITY) else None
     return row
 
 
 def _print(rows: list[dict[str, Any]]) -> None:
+    from ..metrics import KEYS
+
     table = Table(title="tpguard audit (percent; MT-POI and SMTC 0–100)")
-    for col in ("agent", "guard", "calls", "blocked", *_KEYS):
+    for col in ("agent", "guard", "calls", "blocked", *KEYS):
         table.add_column(col, justify="left" if col in ("agent", "guard") else "right")
     for r in rows:
         table.add_row(r["agent"] or "-", r["guard"] or "-", str(r["calls"]), str(r["blocked"]),
-                      *("–" if r[k] is None else f"{r[k]:.1f}" for k in _KEYS))
+                      *("–" if r[k] is None else f"{r[k]:.1f}" for k in KEYS))
     out_console().print(table)

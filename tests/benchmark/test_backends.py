@@ -155,16 +155,33 @@ def test_rejected_calls_are_logged_with_outcome_error(case) -> None:
     assert env.s_task < 1.0
 
 
-def test_end_state_needs_the_atom_not_just_the_object(case) -> None:
-    env = Environment(case, AuditLog(), run_id="r")
-    for call in case.ground_truth:
-        args = dict(call.arguments)
-        if call.tool.endswith("issue_prescription"):
-            args["medication"] = "aspirin"
-        env.call(call.tool, args)
-    failed = [cid for cid, ok in env.end_state() if not ok]
+def test_end_state_needs_each_field_filled_and_gold_arg_the_right_fact(case) -> None:
+    """Task reads the end state (§5.1: every stage's record exists with its fields filled); which
+    fact was written is Gold Arg's business (§5.3). A wrong medication keeps the end state and
+    costs Gold Arg; a blank one is rejected, so that stage's end state fails."""
+    from tpguard.benchmark.metrics import score_trajectory
+
+    def run(medication: str) -> tuple[Environment, AuditLog]:
+        audit = AuditLog()
+        env = Environment(case, audit, run_id="r")
+        for call in case.ground_truth:
+            args = dict(call.arguments)
+            if call.tool.endswith("issue_prescription"):
+                args["medication"] = medication
+            try:
+                env.call(call.tool, args)
+            except ToolError:  # a blank required field: the backend rejects the call
+                pass
+        return env, audit
+
+    wrong, audit = run("aspirin")
+    assert all(ok for _, ok in wrong.end_state()) and wrong.s_task == 1.0
+    score = score_trajectory(case, audit.trajectory("r", case.id), wrong.s_task)
+    assert score.metrics["Task"] == 1.0 and score.metrics["GoldArg"] < 1.0
+    blank, _ = run("")
+    failed = [cid for cid, ok in blank.end_state() if not ok]
     assert failed == ["medical_issue_prescription.documents"]
-    assert env.s_task == pytest.approx(1 - 1 / len(case.checks))
+    assert blank.s_task == pytest.approx(1 - 1 / len(case.checks))
 
 
 def test_audit_runs_clear_case_and_fresh_environment(case) -> None:

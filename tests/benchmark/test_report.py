@@ -237,7 +237,9 @@ def test_where_tpguard_loses_is_computed_from_rows(built) -> None:
                 expected.append(f"`drop-free-text` has higher TaskSuccess than `{g}` for `{agent}`")
             if base["FOR"] < mine["FOR"]:
                 expected.append(f"`drop-free-text` has lower FOR than `{g}` for `{agent}`")
-    assert expected  # the scripted agent gives up on one blocked stage: enforce loses utility
+    # The scripted agent gives up on one blocked stage: enforce loses utility against off (and,
+    # with binary Task, drop-free-text loses more — it blanks the messages' next step).
+    assert "`enforce` costs TaskSuccess against `off` for `leaky:unit`" in section
     for e in expected:
         assert e in section
     # drop-free-text blanks the required free text too, so it must lose utility somewhere,
