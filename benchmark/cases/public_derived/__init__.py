@@ -19,14 +19,18 @@ from ..schema import Case, Suite
 from ._assemble import SUITE_NAME, assemble
 from ._bfcl import BFCL_FILES, bfcl_drafts
 from ._common import Draft, PublicDataError
+from ._dedupe import Deduper
 from ._filter import RetentionFilter
 from ._tau2 import AIRLINE_FILES, RETAIL_FILES, tau2_drafts
+from ._taubench import TAUBENCH_RETAIL_FILES, taubench_retail_drafts
 
 __all__ = ["PROVENANCE", "SOURCES", "SUITE_NAME", "PublicDataError", "RetentionFilter",
            "build_report", "build_suite"]
 
+#: Sources in build order: the first source holding a scenario keeps it (:mod:`._dedupe`).
 SOURCES: dict[str, tuple[str, ...]] = {
     "bfcl": BFCL_FILES, "tau2_retail": RETAIL_FILES, "tau2_airline": AIRLINE_FILES,
+    "taubench_retail": TAUBENCH_RETAIL_FILES,
 }
 PROVENANCE: dict[str, dict[str, str]] = {
     "bfcl": {"repository": "ShishirPatil/gorilla", "commit": "6ea57973",
@@ -38,11 +42,15 @@ PROVENANCE: dict[str, dict[str, str]] = {
                      "commit": "a2c02472 / 59a200c6",
                      "path": "data/tau2/domains/airline + tau_bench/envs/airline/data",
                      "license": "MIT"},
+    "taubench_retail": {"repository": "sierra-research/tau-bench", "commit": "59a200c6",
+                        "path": "tau_bench/envs/retail (tasks_train, tasks_dev, data/)",
+                        "license": "MIT"},
 }
 _DRAFTS: dict[str, Callable[[Path], tuple[list[Draft], Counter[str]]]] = {
     "bfcl": bfcl_drafts,
     "tau2_retail": lambda p: tau2_drafts(p, "retail"),
     "tau2_airline": lambda p: tau2_drafts(p, "airline"),
+    "taubench_retail": taubench_retail_drafts,
 }
 _HINT = ("expected the folder layout of ../shared/data/public (bfcl/, tau2/, tau-bench/); "
          "docs/public-derived.md says where to get the files")
@@ -71,8 +79,10 @@ def _build(source: Path | str, retention: RetentionFilter
     root = Path(source)
     kept: list[Case] = []
     per_source: dict[str, dict[str, Any]] = {}
+    dedupe = Deduper()
     for name in _available(root):
-        drafts, skipped = _DRAFTS[name](root)
+        built, skipped = _DRAFTS[name](root)
+        drafts, duplicates = dedupe.distinct(built)
         dropped: Counter[str] = Counter()
         retained: list[Case] = []
         for draft in drafts:
@@ -83,10 +93,13 @@ def _build(source: Path | str, retention: RetentionFilter
                 retained.append(case)
         kept.extend(retained)
         per_source[name] = {
-            "tasks": len(drafts) + sum(skipped.values()), "skipped": dict(sorted(skipped.items())),
-            "built": len(drafts), "retained": len(retained),
+            "tasks": len(built) + sum(skipped.values()), "skipped": dict(sorted(skipped.items())),
+            "built": len(built), "distinct": len(drafts),
+            "duplicates_of": dict(sorted(duplicates.items())), "retained": len(retained),
             "dropped_by": dict(sorted(dropped.items())),
             "domains": dict(sorted(Counter(c.domain for c in retained).items())),
+            "cases_by_steps": dict(sorted(Counter(len(c.ground_truth) for c in retained).items())),
+            "implied_calls": sum(int(c.metadata.get("implied_calls", 0)) for c in retained),
             **PROVENANCE[name],
         }
     return kept, per_source
@@ -97,8 +110,8 @@ def build_suite(source: Path | str, *, retention: RetentionFilter | None = None)
     rf = retention or RetentionFilter()
     cases, per_source = _build(source, rf)
     meta = {"filter": rf.as_dict(),
-            "sources": {k: {"built": v["built"], "retained": v["retained"]}
-                        for k, v in per_source.items()}}
+            "sources": {k: {"built": v["built"], "distinct": v["distinct"],
+                            "retained": v["retained"]} for k, v in per_source.items()}}
     return Suite(name=SUITE_NAME, cases=tuple(cases), metadata=meta)
 
 
@@ -115,6 +128,7 @@ def build_report(source: Path | str, *, retention: RetentionFilter | None = None
         "total": {
             "tasks": sum(s["tasks"] for s in per_source.values()),
             "built": sum(s["built"] for s in per_source.values()),
+            "distinct": sum(s["distinct"] for s in per_source.values()),
             "retained": len(cases),
             "domains": len({c.domain for c in cases}),
             "avg_tools": round(sum(len(c.tools) for c in cases) / n, 2),

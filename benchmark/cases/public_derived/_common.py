@@ -59,7 +59,7 @@ class Draft:
     """A public task before assembly: what the source gives plus the hand-written mapping."""
 
     case_id: str
-    source: str  # "bfcl" | "tau2_retail" | "tau2_airline"
+    source: str  # a key of ``public_derived.SOURCES``
     source_id: str
     domain: str
     prompt: str
@@ -68,6 +68,8 @@ class Draft:
     atoms: list[PrivateAtom]
     labels: dict[str, str] = field(default_factory=dict)  # atom id -> readable label
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: What makes two tasks the same scenario across sources (never shown; may hold values).
+    scenario: str = ""
 
 
 #: Severity weights ``w_j`` by atom type (seed ``000_*`` §5.3: secrets, payment credentials and
