@@ -22,6 +22,8 @@ from ._common import Draft, PublicDataError
 from ._dedupe import Deduper
 from ._filter import RetentionFilter
 from ._tau2 import AIRLINE_FILES, RETAIL_FILES, tau2_drafts
+from ._tau2_banking import BANKING_FILES, banking_drafts
+from ._tau2_telecom import TELECOM_FILES, telecom_drafts
 from ._taubench import TAUBENCH_RETAIL_FILES, taubench_retail_drafts
 
 __all__ = ["PROVENANCE", "SOURCES", "SUITE_NAME", "PublicDataError", "RetentionFilter",
@@ -30,7 +32,8 @@ __all__ = ["PROVENANCE", "SOURCES", "SUITE_NAME", "PublicDataError", "RetentionF
 #: Sources in build order: the first source holding a scenario keeps it (:mod:`._dedupe`).
 SOURCES: dict[str, tuple[str, ...]] = {
     "bfcl": BFCL_FILES, "tau2_retail": RETAIL_FILES, "tau2_airline": AIRLINE_FILES,
-    "taubench_retail": TAUBENCH_RETAIL_FILES,
+    "taubench_retail": TAUBENCH_RETAIL_FILES, "tau2_telecom": TELECOM_FILES,
+    "tau2_banking": BANKING_FILES,
 }
 PROVENANCE: dict[str, dict[str, str]] = {
     "bfcl": {"repository": "ShishirPatil/gorilla", "commit": "6ea57973",
@@ -45,12 +48,19 @@ PROVENANCE: dict[str, dict[str, str]] = {
     "taubench_retail": {"repository": "sierra-research/tau-bench", "commit": "59a200c6",
                         "path": "tau_bench/envs/retail (tasks_train, tasks_dev, data/)",
                         "license": "MIT"},
+    "tau2_telecom": {"repository": "sierra-research/tau2-bench", "commit": "37199f36 / a2c02472",
+                     "path": "data/tau2/domains/telecom (tasks.json, db.toml)", "license": "MIT"},
+    "tau2_banking": {"repository": "sierra-research/tau2-bench", "commit": "a2c02472",
+                     "path": "data/tau2/domains/banking_knowledge (tasks/, db.json)",
+                     "license": "MIT"},
 }
 _DRAFTS: dict[str, Callable[[Path], tuple[list[Draft], Counter[str]]]] = {
     "bfcl": bfcl_drafts,
     "tau2_retail": lambda p: tau2_drafts(p, "retail"),
     "tau2_airline": lambda p: tau2_drafts(p, "airline"),
     "taubench_retail": taubench_retail_drafts,
+    "tau2_telecom": telecom_drafts,
+    "tau2_banking": banking_drafts,
 }
 _HINT = ("expected the folder layout of ../shared/data/public (bfcl/, tau2/, tau-bench/); "
          "docs/public-derived.md says where to get the files")

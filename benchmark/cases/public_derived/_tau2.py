@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from ._implied import airline_lookups, is_read, retail_lookups, with_implied
 from ._tau2_tables import DOMAIN_OF_ACTION, FREE_TEXT, TOOLS
 
 __all__ = ["AIRLINE_FILES", "RETAIL_FILES", "domain_of", "product_index", "profile_atoms",
-           "scenario_key", "tau2_drafts", "tools_from_calls"]
+           "scenario_key", "tau2_drafts", "tools_from_calls", "ToolRow"]
 
 RETAIL_FILES = ("tau2/retail/tasks.json", "tau2/retail/db.json")
 AIRLINE_FILES = ("tau2/airline/tasks.json", "tau-bench/airline/users.json",
@@ -39,9 +39,15 @@ def _actions(task: dict[str, Any]) -> list[dict[str, Any]]:
     return list((task.get("evaluation_criteria") or {}).get("actions") or [])
 
 
-def tools_from_calls(domain: str, task_calls: Iterable[list[SourceCall]]
+ToolRow = tuple[str, tuple[str, str], str]  # purpose, (sink, primitive), operation
+
+
+def tools_from_calls(domain: str, task_calls: Iterable[list[SourceCall]],
+                     spec: Callable[[str], ToolRow | None] | None = None,
+                     free_text: Mapping[str, tuple[str, ...]] = FREE_TEXT,
                      ) -> dict[str, SourceTool]:
-    """Tool signatures from every gold call of the domain: types by value, required = always."""
+    """Tool signatures from every gold call of the domain: types by value, required = always.
+    Purpose, sink and operation come from ``spec(name)``, else from the τ² table."""
     seen: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for calls in task_calls:
         for c in calls:
@@ -53,11 +59,12 @@ def tools_from_calls(domain: str, task_calls: Iterable[list[SourceCall]]
         required = [p for p in params if all(p in c for c in args)]
         default = (name.replace("_", " "), ("record", "records"),
                    "lookup" if name.startswith(_READ) else "create")
-        purpose, (sink, primitive), operation = TOOLS.get((domain, name), default)
+        row = spec(name) if spec is not None else None
+        purpose, (sink, primitive), operation = row or TOOLS.get((domain, name), default)
         out[name] = SourceTool(
             name=name, purpose=purpose, sink=sink, primitive=primitive, operation=operation,
             schema={"type": "object", "properties": props, "required": required},
-            free_text=FREE_TEXT.get(name, ()), description=purpose[:1].upper() + purpose[1:] + ".",
+            free_text=free_text.get(name, ()), description=purpose[:1].upper() + purpose[1:] + ".",
         )
     return out
 
