@@ -21,8 +21,17 @@ from ._common import AtomBag, Draft, SourceCall, SourceTool, json_type_of
 from ._implied import airline_lookups, is_read, retail_lookups, with_implied
 from ._tau2_tables import DOMAIN_OF_ACTION, FREE_TEXT, TOOLS
 
-__all__ = ["AIRLINE_FILES", "RETAIL_FILES", "domain_of", "product_index", "profile_atoms",
-           "scenario_key", "tau2_drafts", "tools_from_calls", "ToolRow"]
+__all__ = [
+    "AIRLINE_FILES",
+    "RETAIL_FILES",
+    "ToolRow",
+    "domain_of",
+    "product_index",
+    "profile_atoms",
+    "scenario_key",
+    "tau2_drafts",
+    "tools_from_calls",
+]
 
 RETAIL_FILES = ("tau2/retail/tasks.json", "tau2/retail/db.json")
 AIRLINE_FILES = ("tau2/airline/tasks.json", "tau-bench/airline/users.json",

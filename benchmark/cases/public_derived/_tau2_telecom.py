@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+import tomllib
 
 from ._common import AtomBag, Draft, SourceCall
 from ._implied import with_implied
