@@ -16,15 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from ..schema import Case, Suite
+from ._apibank import APIBANK_FILES, apibank_drafts
 from ._assemble import SUITE_NAME, assemble
-from ._bfcl import BFCL_FILES, bfcl_drafts
+from ._bfcl import BFCL_FILES, BFCL_VARIANTS, bfcl_drafts, bfcl_files
 from ._common import Draft, PublicDataError
 from ._dedupe import Deduper
 from ._filter import RetentionFilter
 from ._tau2 import AIRLINE_FILES, RETAIL_FILES, tau2_drafts
 from ._tau2_banking import BANKING_FILES, banking_drafts
 from ._tau2_telecom import TELECOM_FILES, telecom_drafts
-from ._taubench import TAUBENCH_RETAIL_FILES, taubench_retail_drafts
+from ._taubench import TAUBENCH_AIRLINE_FILES, TAUBENCH_RETAIL_FILES, taubench_drafts
+from ._workbench import WORKBENCH_FILES, workbench_drafts
 
 __all__ = ["PROVENANCE", "SOURCES", "SUITE_NAME", "PublicDataError", "RetentionFilter",
            "build_report", "build_suite"]
@@ -32,8 +34,11 @@ __all__ = ["PROVENANCE", "SOURCES", "SUITE_NAME", "PublicDataError", "RetentionF
 #: Sources in build order: the first source holding a scenario keeps it (:mod:`._dedupe`).
 SOURCES: dict[str, tuple[str, ...]] = {
     "bfcl": BFCL_FILES, "tau2_retail": RETAIL_FILES, "tau2_airline": AIRLINE_FILES,
-    "taubench_retail": TAUBENCH_RETAIL_FILES, "tau2_telecom": TELECOM_FILES,
+    "taubench_retail": TAUBENCH_RETAIL_FILES, "taubench_airline": TAUBENCH_AIRLINE_FILES,
+    "tau2_telecom": TELECOM_FILES,
     "tau2_banking": BANKING_FILES,
+    **{f"bfcl_{v}": bfcl_files(v) for v in BFCL_VARIANTS},
+    "workbench": WORKBENCH_FILES, "apibank": APIBANK_FILES,
 }
 PROVENANCE: dict[str, dict[str, str]] = {
     "bfcl": {"repository": "ShishirPatil/gorilla", "commit": "6ea57973",
@@ -46,21 +51,35 @@ PROVENANCE: dict[str, dict[str, str]] = {
                      "path": "data/tau2/domains/airline + tau_bench/envs/airline/data",
                      "license": "MIT"},
     "taubench_retail": {"repository": "sierra-research/tau-bench", "commit": "59a200c6",
-                        "path": "tau_bench/envs/retail (tasks_train, tasks_dev, data/)",
-                        "license": "MIT"},
+                        "path": "tau_bench/envs/retail (tasks_train, tasks_dev, tasks_test, "
+                                "data/)", "license": "MIT"},
+    "taubench_airline": {"repository": "sierra-research/tau-bench", "commit": "59a200c6",
+                         "path": "tau_bench/envs/airline (tasks_test, data/)", "license": "MIT"},
     "tau2_telecom": {"repository": "sierra-research/tau2-bench", "commit": "37199f36 / a2c02472",
                      "path": "data/tau2/domains/telecom (tasks.json, db.toml)", "license": "MIT"},
     "tau2_banking": {"repository": "sierra-research/tau2-bench", "commit": "a2c02472",
                      "path": "data/tau2/domains/banking_knowledge (tasks/, db.json)",
                      "license": "MIT"},
 }
+PROVENANCE["workbench"] = {"repository": "olly-styles/WorkBench", "commit": "42f1b6dc",
+                           "path": "data/processed", "license": "MIT"}
+PROVENANCE["apibank"] = {"repository": "AlibabaResearch/DAMO-ConvAI", "commit": "483554ea / 1d769008",
+                         "path": "api-bank (lv1-lv2-samples, level-3.json, init_database)",
+                         "license": "Apache-2.0"}
+for _v in BFCL_VARIANTS:
+    PROVENANCE[f"bfcl_{_v}"] = {**PROVENANCE["bfcl"],
+                                "path": f"{PROVENANCE['bfcl']['path']} (multi_turn_{_v})"}
 _DRAFTS: dict[str, Callable[[Path], tuple[list[Draft], Counter[str]]]] = {
     "bfcl": bfcl_drafts,
     "tau2_retail": lambda p: tau2_drafts(p, "retail"),
     "tau2_airline": lambda p: tau2_drafts(p, "airline"),
-    "taubench_retail": taubench_retail_drafts,
+    "taubench_retail": lambda p: taubench_drafts(p, "retail"),
+    "taubench_airline": lambda p: taubench_drafts(p, "airline"),
     "tau2_telecom": telecom_drafts,
     "tau2_banking": banking_drafts,
+    **{f"bfcl_{v}": (lambda p, v=v: bfcl_drafts(p, v)) for v in BFCL_VARIANTS},
+    "workbench": workbench_drafts,
+    "apibank": apibank_drafts,
 }
 _HINT = ("expected the folder layout of ../shared/data/public (bfcl/, tau2/, tau-bench/); "
          "docs/public-derived.md says where to get the files")

@@ -82,7 +82,7 @@ SEVERITY: dict[str, float] = {
     "card_expiry": 3.0, "card_id": 3.0, "client_id": 3.0, "payment_method_id": 3.0,
     "budget": 2.0, "card_last4": 2.0, "zip_code": 2.0, "first_name": 2.0, "last_name": 2.0,
     "person_name": 2.0, "username": 2.0, "user_id": 2.0,
-    "annual_income": 3.0, "customer_id": 2.0, "event_id": 1.0, "task_id": 1.0,
+    "annual_income": 3.0, "customer_id": 2.0, "event_id": 1.0, "task_id": 1.0, "message_id": 1.0,
     "order_id": 1.0, "reservation_id": 1.0, "booking_id": 1.0, "insurance_id": 1.0,
     "line_id": 1.0, "bill_id": 1.0, "transaction_id": 1.0, "dispute_id": 1.0,
 }

@@ -74,9 +74,43 @@ def retail_lookups(calls: list[SourceCall], uid: str, user: Mapping[str, Any],
     return out
 
 
-def airline_lookups(calls: list[SourceCall], uid: str) -> list[SourceCall]:
-    """The traveler's profile and each reservation the writes touch (τ² airline policy)."""
+def _searches(legs: list[dict[str, Any]], flights: Mapping[str, Any]) -> list[SourceCall]:
+    """The flight search that finds each leg: direct, or one-stop when two flights of one date
+    connect (τ² airline ``search_direct_flight`` / ``search_onestop_flight``)."""
+    out: list[SourceCall] = []
+    i = 0
+    while i < len(legs):
+        a = flights.get(legs[i].get("flight_number")) or {}
+        b = flights.get(legs[i + 1].get("flight_number")) or {} if i + 1 < len(legs) else {}
+        date = legs[i].get("date")
+        if not a:
+            i += 1
+            continue
+        if b and legs[i + 1].get("date") == date and a.get("destination") == b.get("origin"):
+            out.append(SourceCall("search_onestop_flight", {
+                "origin": a["origin"], "destination": b["destination"], "date": date}))
+            i += 2
+        else:
+            out.append(SourceCall("search_direct_flight", {
+                "origin": a["origin"], "destination": a["destination"], "date": date}))
+            i += 1
+    return out
+
+
+def airline_lookups(calls: list[SourceCall], uid: str, flights: Mapping[str, Any] | None = None,
+                    reservations: Mapping[str, Any] | None = None) -> list[SourceCall]:
+    """The traveler's profile, each reservation the writes touch, and the search that finds each
+    new flight of a booking or flight change (τ² airline policy)."""
     writes = [c for c in calls if not is_read(c.tool)]
-    return [SourceCall("get_user_details", {"user_id": uid})] + [
+    out = [SourceCall("get_user_details", {"user_id": uid})] + [
         SourceCall("get_reservation_details", {"reservation_id": r})
         for r in _referenced(writes, "reservation_id")]
+    for c in writes if flights else ():
+        if c.tool not in ("book_reservation", "update_reservation_flights"):
+            continue
+        legs = [f for f in c.arguments.get("flights") or [] if isinstance(f, dict)]
+        old = ((reservations or {}).get(str(c.arguments.get("reservation_id"))) or {}).get("flights")
+        if old and [f.get("flight_number") for f in old] == [f.get("flight_number") for f in legs]:
+            continue  # a cabin change keeps the flights: nothing to search
+        out += _searches(legs, flights or {})
+    return out

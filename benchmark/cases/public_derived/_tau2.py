@@ -35,7 +35,7 @@ __all__ = [
 
 RETAIL_FILES = ("tau2/retail/tasks.json", "tau2/retail/db.json")
 AIRLINE_FILES = ("tau2/airline/tasks.json", "tau-bench/airline/users.json",
-                 "tau-bench/airline/reservations.json")
+                 "tau-bench/airline/reservations.json", "tau-bench/airline/flights.json")
 _USER_ID = re.compile(r"user id is\W*([a-z]+_[a-z]+_\d+)", re.IGNORECASE)
 _READ = ("get_", "search_", "find_", "list_")
 
@@ -178,6 +178,7 @@ def tau2_drafts(source: Path, domain: str) -> tuple[list[Draft], Counter[str]]:
     else:
         users = _load(source / "tau-bench/airline/users.json")
         reservations = _load(source / "tau-bench/airline/reservations.json")
+        flights = _load(source / "tau-bench/airline/flights.json")
     staged: list[tuple[dict[str, Any], list[SourceCall], AtomBag, str, int]] = []
     skipped: Counter[str] = Counter()
     for task in tasks:
@@ -196,8 +197,8 @@ def tau2_drafts(source: Path, domain: str) -> tuple[list[Draft], Counter[str]]:
         else:
             uid = _airline_user(calls, known, users, reservations)
             if uid is not None:
-                _airline_atoms(bag, uid, users[uid], calls, reservations)
-                implied = airline_lookups(calls, uid)
+                airline_atoms(bag, uid, users[uid], calls, reservations)
+                implied = airline_lookups(calls, uid, flights, reservations)
         if uid is None:
             skipped["customer record not found"] += 1
             continue
@@ -209,7 +210,7 @@ def tau2_drafts(source: Path, domain: str) -> tuple[list[Draft], Counter[str]]:
     return drafts, skipped
 
 
-def _airline_atoms(bag: AtomBag, uid: str, user: dict[str, Any], calls: list[SourceCall],
+def airline_atoms(bag: AtomBag, uid: str, user: dict[str, Any], calls: list[SourceCall],
                    reservations: dict[str, Any]) -> None:
     profile_atoms(bag, uid, user)
     for p in user.get("saved_passengers") or []:

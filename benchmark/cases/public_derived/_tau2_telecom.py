@@ -5,7 +5,7 @@ are the gold calls — the agent's (refuel data, enable roaming, payment request
 user's device steps (toggle airplane mode, reseat the SIM, grant an app permission …), which a
 single-agent case gives the agent as remote device-support tools. The policy's implied steps are
 added: "You must first identify the customer" (look-up by phone number, §Customer Lookup), then
-the line or the bills the writes touch. Atoms come from the customer's record in ``db.toml``
+the line in question and the bills the writes touch. Atoms come from the customer's record in ``db.toml``
 (name, date of birth, e-mail, phone, address, card last four and expiry, customer, line and
 bill ids, the lines' phone numbers). Persona variants of a scenario share its key and count once.
 """
@@ -72,9 +72,13 @@ def _customer_atoms(bag: AtomBag, c: dict[str, Any], db: dict[str, Any]) -> None
         bag.add("bill_id", bid, "bill id")
 
 
-def _implied(calls: list[SourceCall], phone: str) -> list[SourceCall]:
+def _implied(calls: list[SourceCall], phone: str, own_line: str | None) -> list[SourceCall]:
+    """Identify the customer, then read the line in question — the one with the phone the
+    customer calls about ("No service can be due to a suspended line") and any line a write
+    touches —, and the bills a payment request refers to."""
     out = [SourceCall("get_customer_by_phone", {"phone_number": phone})]
-    lines = dict.fromkeys(str(c.arguments["line_id"]) for c in calls if c.arguments.get("line_id"))
+    lines = dict.fromkeys(([own_line] if own_line else []) + [
+        str(c.arguments["line_id"]) for c in calls if c.arguments.get("line_id")])
     out += [SourceCall("get_details_by_id", {"id": lid}) for lid in lines]
     customers = dict.fromkeys(str(c.arguments["customer_id"]) for c in calls
                               if c.arguments.get("bill_id") and c.arguments.get("customer_id"))
@@ -99,7 +103,9 @@ def telecom_drafts(source: Path) -> tuple[list[Draft], Counter[str]]:
             continue
         calls = [SourceCall(a["name"], dict(a.get("arguments") or {}))
                  for a in (task.get("evaluation_criteria") or {}).get("actions") or []]
-        calls, added = with_implied(calls, _implied(calls, customer["phone_number"]))
+        own = next((ln["line_id"] for ln in db.get("lines") or []
+                    if ln.get("phone_number") == customer["phone_number"]), None)
+        calls, added = with_implied(calls, _implied(calls, customer["phone_number"], own))
         bag = AtomBag()
         _customer_atoms(bag, customer, db)
         staged.append((task, instr, calls, bag, customer["customer_id"], added))
