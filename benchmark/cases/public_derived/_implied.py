@@ -20,7 +20,8 @@ from ._common import SourceCall
 __all__ = ["AUTH_TOOLS", "READ_PREFIXES", "airline_lookups", "is_read", "retail_lookups",
            "with_implied"]
 
-READ_PREFIXES = ("find_", "get_", "search_", "list_", "calculate", "verify_", "check_")
+READ_PREFIXES = ("find_", "get_", "search_", "list_", "calculate", "verify_", "check_", "can_",
+                 "run_speed_test")
 #: Tools that authenticate the customer; any one of them satisfies the authentication step.
 AUTH_TOOLS = frozenset({"find_user_id_by_email", "find_user_id_by_name_zip",
                         "get_customer_by_phone", "get_customer_by_id", "verify_identity"})

@@ -1,11 +1,13 @@
-"""τ²-bench telecom → drafts (sierra-research/tau2-bench, ``tasks.json`` @ 37199f36, MIT).
+"""τ²-bench telecom → drafts (sierra-research/tau2-bench, ``tasks.json`` @ 37199f36 and
+``tasks_small.json``, MIT).
 
 Per task: ``reason_for_call`` + ``known_info`` form the prompt; ``evaluation_criteria.actions``
 are the gold calls — the agent's (refuel data, enable roaming, payment request, transfer) and the
 user's device steps (toggle airplane mode, reseat the SIM, grant an app permission …), which a
 single-agent case gives the agent as remote device-support tools. The policy's implied steps are
 added: "You must first identify the customer" (look-up by phone number, §Customer Lookup), then
-the line in question and the bills the writes touch. Atoms come from the customer's record in ``db.toml``
+the line in question and the bills the writes touch, and the first diagnostic of the
+troubleshooting path (status bar, speed test or MMS check — step x.0 of the workflow). Atoms come from the customer's record in ``db.toml``
 (name, date of birth, e-mail, phone, address, card last four and expiry, customer, line and
 bill ids, the lines' phone numbers). Persona variants of a scenario share its key and count once.
 """
@@ -26,7 +28,8 @@ from ._tau2 import ToolRow, scenario_key, tools_from_calls
 
 __all__ = ["TELECOM_FILES", "telecom_drafts"]
 
-TELECOM_FILES = ("tau2/telecom/tasks.json", "tau2/telecom/db.toml")
+TELECOM_FILES = ("tau2/telecom/tasks.json", "tau2/telecom/tasks_small.json",
+                 "tau2/telecom/db.toml")
 _PHONE = re.compile(r"phone number (\d{3}-\d{3}-\d{4})")
 _R, _P, _H, _X = ("record", "records"), ("payment", "payments"), ("handoff", "handoffs"), (
     "external", "records")
@@ -34,6 +37,9 @@ _AGENT: dict[str, ToolRow] = {
     "get_customer_by_phone": ("identify the customer from their phone number", _R, "lookup"),
     "get_details_by_id": ("read a line's plan, usage and roaming status", _R, "lookup"),
     "get_bills_for_customer": ("read the customer's bills and their status", _R, "lookup"),
+    "check_status_bar": ("read the phone's status bar: signal, data, airplane mode", _R, "lookup"),
+    "run_speed_test": ("measure the phone's mobile data speed", _R, "lookup"),
+    "can_send_mms": ("check whether the messaging app can send MMS", _R, "lookup"),
     "refuel_data": ("add data to a line and charge it to the account", _P, "create"),
     "enable_roaming": ("enable roaming on a line", _R, "create"),
     "resume_line": ("resume a suspended line", _R, "create"),
@@ -44,6 +50,10 @@ _AGENT: dict[str, ToolRow] = {
 }
 _DOMAINS = {"mobile_data_issue": "telecom mobile data", "mms_issue": "telecom messaging",
             "service_issue": "telecom service"}
+#: Step x.0 of each troubleshooting path (tech_support_workflow.md): the diagnostic that
+#: establishes the issue — status bar (no service), speed test (mobile data), MMS check.
+_DIAGNOSTIC = {"service_issue": "check_status_bar", "mobile_data_issue": "run_speed_test",
+               "mms_issue": "can_send_mms"}
 
 
 def _spec(name: str) -> ToolRow:
@@ -72,10 +82,11 @@ def _customer_atoms(bag: AtomBag, c: dict[str, Any], db: dict[str, Any]) -> None
         bag.add("bill_id", bid, "bill id")
 
 
-def _implied(calls: list[SourceCall], phone: str, own_line: str | None) -> list[SourceCall]:
-    """Identify the customer, then read the line in question — the one with the phone the
-    customer calls about ("No service can be due to a suspended line") and any line a write
-    touches —, and the bills a payment request refers to."""
+def _implied(calls: list[SourceCall], phone: str, own_line: str | None,
+             diagnostic: str | None) -> list[SourceCall]:
+    """Identify the customer, read the line in question — the one with the phone the customer
+    calls about ("No service can be due to a suspended line") and any line a write touches —
+    and the bills a payment request refers to, then run the path's first diagnostic."""
     out = [SourceCall("get_customer_by_phone", {"phone_number": phone})]
     lines = dict.fromkeys(([own_line] if own_line else []) + [
         str(c.arguments["line_id"]) for c in calls if c.arguments.get("line_id")])
@@ -83,13 +94,15 @@ def _implied(calls: list[SourceCall], phone: str, own_line: str | None) -> list[
     customers = dict.fromkeys(str(c.arguments["customer_id"]) for c in calls
                               if c.arguments.get("bill_id") and c.arguments.get("customer_id"))
     out += [SourceCall("get_bills_for_customer", {"customer_id": cid}) for cid in customers]
-    return out
+    return out + ([SourceCall(diagnostic, {})] if diagnostic else [])
 
 
 def telecom_drafts(source: Path) -> tuple[list[Draft], Counter[str]]:
-    """Drafts of the 114 telecom base tasks, and counts of tasks skipped."""
+    """Drafts of the 114 telecom base tasks and the 20 of ``tasks_small.json`` (drawn from the
+    full set, none of them a base task), and counts of tasks skipped."""
     root = source / "tau2" / "telecom"
-    tasks = json.loads((root / "tasks.json").read_text(encoding="utf-8"))
+    tasks = [t for name in ("tasks.json", "tasks_small.json")
+             for t in json.loads((root / name).read_text(encoding="utf-8"))]
     db = tomllib.loads((root / "db.toml").read_text(encoding="utf-8"))
     by_phone = {c["phone_number"]: c for c in db.get("customers") or []}
     staged = []
@@ -105,7 +118,9 @@ def telecom_drafts(source: Path) -> tuple[list[Draft], Counter[str]]:
                  for a in (task.get("evaluation_criteria") or {}).get("actions") or []]
         own = next((ln["line_id"] for ln in db.get("lines") or []
                     if ln.get("phone_number") == customer["phone_number"]), None)
-        calls, added = with_implied(calls, _implied(calls, customer["phone_number"], own))
+        kind = str(task["id"]).split("]", 1)[0].lstrip("[")
+        calls, added = with_implied(
+            calls, _implied(calls, customer["phone_number"], own, _DIAGNOSTIC.get(kind)))
         bag = AtomBag()
         _customer_atoms(bag, customer, db)
         staged.append((task, instr, calls, bag, customer["customer_id"], added))
