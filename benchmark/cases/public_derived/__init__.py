@@ -139,7 +139,8 @@ def build_suite(source: Path | str, *, retention: RetentionFilter | None = None)
     rf = retention or RetentionFilter()
     cases, per_source = _build(source, rf)
     meta = {"filter": rf.as_dict(),
-            "sources": {k: {"built": v["built"], "distinct": v["distinct"],
+            "sources": {k: {"tasks": v["tasks"], "built": v["built"],
+                            "duplicates": v["built"] - v["distinct"], "distinct": v["distinct"],
                             "retained": v["retained"]} for k, v in per_source.items()}}
     return Suite(name=SUITE_NAME, cases=tuple(cases), metadata=meta)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from tpguard import Detector, PrivateAtom
@@ -134,8 +135,10 @@ def _variants(atom_type: str, value: str) -> tuple[tuple[str, ...], tuple[str, .
     return ((), (), ())
 
 
+@lru_cache(maxsize=65536)
 def _detectable(atom: PrivateAtom) -> bool:
-    """The atom's value is found by the detector in a synthetic argument (§6.2 quality check)."""
+    """The atom's value is found by the detector in a synthetic argument (§6.2 quality check).
+    Cached: the same customer record recurs across tasks and sources (atoms are frozen)."""
     det = Detector([atom], fuzzy=False)
     free = det.scan({"note": f"For the record: {atom.value} (as stated)."}, ("note",))
     field = det.scan({"value": atom.value})
