@@ -173,6 +173,8 @@ class AtomBag:
             return self._by_value[key].id
         n = self._counts.get(atom_type, 0) + 1
         atom_id = atom_type if n == 1 else f"{atom_type}_{n}"
+        if len(key) >= 4 and key in atom_id:  # API-Bank's password "password": ids hold no value
+            atom_id = f"atom_{len(self._by_value) + 1}"
         aliases, variants, masked = _variants(atom_type, text)
         atom = PrivateAtom(id=atom_id, type=atom_type, value=text, aliases=aliases,
                            variants=variants, masked=masked,
