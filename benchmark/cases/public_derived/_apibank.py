@@ -182,7 +182,10 @@ def apibank_drafts(source: Path) -> tuple[list[Draft], Counter[str]]:
             schema={"type": "object",
                     "properties": {p: json_type_of(a[p] for a in argl if p in a) for p in params},
                     "required": [p for p in params if all(p in a for a in argl)]},
-            free_text=() if read else tuple(p for p in params if p in _FREE), description=purpose)
+            # notes written by Add…/Modify… (agenda, reminder) are free text; a Delete… names
+            # the item by its content, a key rather than a message
+            free_text=() if read or not name.startswith(("Add", "Modify", "Send", "Email"))
+            else tuple(p for p in params if p in _FREE), description=purpose)
     drafts = [Draft(
         case_id="apibank_" + re.sub(r"[^a-z0-9]+", "_", sid.casefold()).strip("_"),
         source="apibank", source_id=sid, domain=_domain(calls), prompt=prompt,
