@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,7 @@ _DRAFTS: dict[str, Callable[[Path], tuple[list[Draft], Counter[str]]]] = {
     "taubench_airline": lambda p: taubench_drafts(p, "airline"),
     "tau2_telecom": telecom_drafts,
     "tau2_banking": banking_drafts,
-    **{f"bfcl_{v}": (lambda p, v=v: bfcl_drafts(p, v)) for v in BFCL_VARIANTS},
+    **{f"bfcl_{v}": partial(bfcl_drafts, variant=v) for v in BFCL_VARIANTS},
     "workbench": workbench_drafts,
     "apibank": apibank_drafts,
 }

@@ -154,14 +154,14 @@ def _draft(q: dict[str, Any], turns: list[list[str]],
     main = next((owner[c.tool] for c in calls if per_class[owner[c.tool]] == top), classes[0])
     prompt = "\n".join(m["content"] for turn in q["question"] for m in turn if m.get("role") == "user")
     num = q["id"].rsplit("_", 1)[-1]
-    flat = [[c.tool, c.arguments] for c in calls]
+    calls_json = json.dumps([[c.tool, c.arguments] for c in calls], sort_keys=True, default=str)
     return Draft(
         case_id=f"bfcl_{num}" if variant == "base" else f"bfcl_{variant}_{num}",
         source="bfcl" if variant == "base" else f"bfcl_{variant}", source_id=q["id"],
         domain=CLASSES[main][1], prompt=prompt, tools=tools, calls=calls, atoms=bag.atoms,
         labels=bag.labels, metadata={"api_classes": classes, "turns": len(turns)},
         # a variant repeats its base scenario (same number) unless its gold calls differ
-        scenario=json.dumps(["bfcl", num, flat], sort_keys=True, default=str),
+        scenario=f"bfcl/{num}/{calls_json}",
     )
 
 

@@ -81,8 +81,8 @@ def _searches(legs: list[dict[str, Any]], flights: Mapping[str, Any]) -> list[So
     out: list[SourceCall] = []
     i = 0
     while i < len(legs):
-        a = flights.get(legs[i].get("flight_number")) or {}
-        b = flights.get(legs[i + 1].get("flight_number")) or {} if i + 1 < len(legs) else {}
+        a = flights.get(str(legs[i].get("flight_number"))) or {}
+        b = flights.get(str(legs[i + 1].get("flight_number"))) or {} if i + 1 < len(legs) else {}
         date = legs[i].get("date")
         if not a:
             i += 1
