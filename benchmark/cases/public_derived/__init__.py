@@ -1,11 +1,14 @@
 """The ``public-derived`` suite: ToolPrivacyBench-style cases adapted from public tool-use
-benchmarks (seed ``000_*`` §6.1) — BFCL multi-turn base and τ²-bench retail and airline.
+benchmarks (seed ``000_*`` §6.1) — BFCL multi-turn (base and its three variants), τ²-bench
+retail, airline, telecom and banking_knowledge, τ-bench retail and airline, WorkBench, API-Bank.
 
 The data is read from a folder the user gives (``build_suite(Path("…/public"))``); it is never
-copied into this repository. Each source task keeps its call structure; the builder adds private
-atoms from the user record or initial state, authorizations from the gold arguments, free-text
-coordination sinks, bindings to the mock backends and end-state checks, then applies the paper's
-retention filter. ``build_report`` says how many cases each source yields before and after it.
+copied into this repository. Each source task keeps its call structure, gains the look-up and
+verification steps its policy implies (:mod:`._implied`), private atoms from the user record or
+initial state, authorizations from the gold arguments, free-text coordination sinks, bindings to
+the mock backends and end-state checks; repeated scenarios count once (:mod:`._dedupe`), then the
+paper's retention filter applies. ``build_report`` says how many cases each source yields before
+and after de-duplication and the filter.
 """
 
 from __future__ import annotations
