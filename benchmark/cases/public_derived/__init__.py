@@ -85,7 +85,8 @@ _DRAFTS: dict[str, Callable[[Path], tuple[list[Draft], Counter[str]]]] = {
     "workbench": workbench_drafts,
     "apibank": apibank_drafts,
 }
-_HINT = ("expected the folder layout of ../shared/data/public (bfcl/, tau2/, tau-bench/); "
+_HINT = ("expected the folder layout of ../shared/data/public (bfcl/, tau2/, tau-bench/, "
+         "workbench/, api-bank/); "
          "docs/public-derived.md says where to get the files")
 
 
