@@ -47,6 +47,9 @@ def cases(
     from ._stats import suite_stats
 
     data = suite_stats(loaded)
+    sources = loaded.metadata.get("sources")  # public-derived: per-source counts, before/after de-dup
+    if sources:
+        data["sources"] = sources
     if as_json:
         typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
@@ -65,3 +68,10 @@ def cases(
     for domain, n in data["per_domain"].items():
         per.add_row(domain, str(n))
     out.print(per)
+    if sources:
+        src = Table("Source", "Tasks", "Built", "Duplicates", "Distinct", "Retained",
+                    title="Cases per source (before and after de-duplication and the filter)")
+        for name, row in sources.items():
+            src.add_row(name, *(str(row.get(k, "")) for k in
+                                ("tasks", "built", "duplicates", "distinct", "retained")))
+        out.print(src)

@@ -10,6 +10,7 @@ consecutive stages (§7.5).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import pairwise
 from typing import Any
 
@@ -29,7 +30,7 @@ from ._binding import bind
 from ._common import Draft, SourceCall, SourceTool
 from ._coordination import COORDINATION_TOOLS, coordination_calls
 
-__all__ = ["SUITE_NAME", "assemble"]
+__all__ = ["NO_FREE_TEXT_SINKS", "SUITE_NAME", "assemble", "slots"]
 
 SUITE_NAME = "public-derived"
 _STAGE = {"payment": "payment", "ticket": "ticket", "notification": "notification",
@@ -162,12 +163,26 @@ def _tool_spec(t: SourceTool, calls: list[SourceCall]) -> ToolSpec:
     })
 
 
+#: Sinks that never take free text (issue 12 item 3, Table 3's ``verify_identity``): identity
+#: checks, look-ups and payment capture have structured arguments only.
+NO_FREE_TEXT_SINKS = frozenset({"payment"})
+
+
+def slots(tool: SourceTool) -> SourceTool:
+    """``tool`` with free-text slots only where the workflow really has them: none on reads,
+    verification and payment capture; coordination and content tools keep theirs."""
+    if tool.free_text and (tool.operation == "lookup" or tool.sink in NO_FREE_TEXT_SINKS):
+        return replace(tool, free_text=())
+    return tool
+
+
 def assemble(draft: Draft) -> Case:
     """Build the case (atoms, tools, A, G, R, checks, transitions, ground truth, bindings)."""
     for name in (t.name for t in COORDINATION_TOOLS):
         if name in draft.tools:
             raise ValueError(f"{draft.case_id}: source tool {name!r} collides with a coordination sink")
-    tools = {**draft.tools, **{t.name: t for t in COORDINATION_TOOLS}}
+    tools = {**{n: slots(t) for n, t in draft.tools.items()},
+             **{t.name: t for t in COORDINATION_TOOLS}}
     calls = draft.calls + coordination_calls(draft.domain, len(draft.calls), draft.atoms)
     det = Detector(draft.atoms)
     order = list(dict.fromkeys(c.tool for c in calls))  # gold tools in first-call order

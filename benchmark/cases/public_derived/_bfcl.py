@@ -27,10 +27,18 @@ from ._bfcl_tables import (
 )
 from ._common import AtomBag, Draft, SourceCall, SourceTool
 
-__all__ = ["BFCL_FILES", "bfcl_drafts"]
+__all__ = ["BFCL_FILES", "BFCL_VARIANTS", "bfcl_drafts", "bfcl_files"]
 
-BFCL_FILES = ("bfcl/BFCL_v4_multi_turn_base.json",
-              "bfcl/possible_answer_BFCL_v4_multi_turn_base.json", "bfcl/multi_turn_func_doc")
+#: The multi-turn variants of the base scenarios (same numbering, mostly the same state).
+BFCL_VARIANTS = ("miss_func", "miss_param", "long_context")
+
+
+def bfcl_files(variant: str = "base") -> tuple[str, ...]:
+    return (f"bfcl/BFCL_v4_multi_turn_{variant}.json",
+            f"bfcl/possible_answer_BFCL_v4_multi_turn_{variant}.json", "bfcl/multi_turn_func_doc")
+
+
+BFCL_FILES = bfcl_files()
 _FREE_TEXT = {"message", "description", "content", "comment_content", "resolution", "summary",
               "note", "notes", "body", "text"}
 _TYPES = {"dict": "object", "float": "number", "tuple": "array", "int": "integer",
@@ -131,7 +139,7 @@ def _arg_atoms(bag: AtomBag, calls: list[SourceCall]) -> None:
 
 
 def _draft(q: dict[str, Any], turns: list[list[str]],
-           docs: dict[str, dict[str, dict[str, Any]]]) -> Draft:
+           docs: dict[str, dict[str, dict[str, Any]]], variant: str) -> Draft:
     classes = [c for c in q["involved_classes"] if c in CLASSES]
     owner = {fn: c for c in reversed(classes) for fn in docs[c]}
     flat = {fn: doc for c in classes for fn, doc in docs[c].items()}
@@ -146,19 +154,23 @@ def _draft(q: dict[str, Any], turns: list[list[str]],
     main = next((owner[c.tool] for c in calls if per_class[owner[c.tool]] == top), classes[0])
     prompt = "\n".join(m["content"] for turn in q["question"] for m in turn if m.get("role") == "user")
     num = q["id"].rsplit("_", 1)[-1]
+    calls_json = json.dumps([[c.tool, c.arguments] for c in calls], sort_keys=True, default=str)
     return Draft(
-        case_id=f"bfcl_{num}", source="bfcl", source_id=q["id"], domain=CLASSES[main][1],
-        prompt=prompt, tools=tools, calls=calls, atoms=bag.atoms, labels=bag.labels,
-        metadata={"api_classes": classes, "turns": len(turns)},
+        case_id=f"bfcl_{num}" if variant == "base" else f"bfcl_{variant}_{num}",
+        source="bfcl" if variant == "base" else f"bfcl_{variant}", source_id=q["id"],
+        domain=CLASSES[main][1], prompt=prompt, tools=tools, calls=calls, atoms=bag.atoms,
+        labels=bag.labels, metadata={"api_classes": classes, "turns": len(turns)},
+        # a variant repeats its base scenario (same number) unless its gold calls differ
+        scenario=f"bfcl/{num}/{calls_json}",
     )
 
 
-def bfcl_drafts(source: Path) -> tuple[list[Draft], Counter[str]]:
-    """All BFCL multi-turn base tasks as drafts, plus counts of tasks that could not be read."""
+def bfcl_drafts(source: Path, variant: str = "base") -> tuple[list[Draft], Counter[str]]:
+    """All BFCL multi-turn tasks of ``variant`` as drafts, plus counts of tasks not read."""
     root = source / "bfcl"
-    questions = _jsonl(root / "BFCL_v4_multi_turn_base.json")
+    questions = _jsonl(root / f"BFCL_v4_multi_turn_{variant}.json")
     answers = {a["id"]: a["ground_truth"]
-               for a in _jsonl(root / "possible_answer_BFCL_v4_multi_turn_base.json")}
+               for a in _jsonl(root / f"possible_answer_BFCL_v4_multi_turn_{variant}.json")}
     docs: dict[str, dict[str, dict[str, Any]]] = {}
     for cls, (fname, *_rest) in CLASSES.items():
         path = root / "multi_turn_func_doc" / fname
@@ -170,7 +182,7 @@ def bfcl_drafts(source: Path) -> tuple[list[Draft], Counter[str]]:
             skipped["no ground truth"] += 1
             continue
         try:
-            drafts.append(_draft(q, answers[q["id"]], docs))
+            drafts.append(_draft(q, answers[q["id"]], docs, variant))
         except (KeyError, ValueError, SyntaxError):
             skipped["unparsable ground truth"] += 1
     return drafts, skipped
