@@ -59,7 +59,8 @@ class _Recorder:
     """Records each call and the observation exactly as the agent receives it."""
 
     def __init__(self, inner: ToolGateway) -> None:
-        self.inner, self.seen = inner, []  # type: list[ObservationRecord]
+        self.inner = inner
+        self.seen: list[ObservationRecord] = []
 
     @property
     def tools(self) -> tuple[ToolView, ...]:

@@ -45,7 +45,8 @@ def _write_xlsx(spec: FileSpec, out: Path) -> None:
     from openpyxl import Workbook
 
     wb = Workbook()
-    wb.remove(wb.active)  # type: ignore[arg-type]
+    for ws in list(wb.worksheets):  # drop the default sheet
+        wb.remove(ws)
     for part in spec.parts:
         ws = wb.create_sheet(part.name)
         for row in part.rows:

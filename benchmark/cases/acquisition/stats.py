@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .schema import BEHAVIOURS, AcqSuite
+from .schema import BEHAVIOURS, AcqCase, AcqSuite
 
-__all__ = ["acq_suite_stats"]
+__all__ = ["acq_suite_stats", "stratified"]
 
 
 def acq_suite_stats(suite: AcqSuite) -> dict[str, Any]:
@@ -32,3 +32,25 @@ def acq_suite_stats(suite: AcqSuite) -> dict[str, Any]:
         "per_domain": dict(sorted(per_d.items())),
         "files": dict(sorted(files.items())),
     }
+
+
+def stratified(suite: AcqSuite, per_cell: int = 1, domains: int = 3) -> list[AcqCase]:
+    """A small, deterministic sample: ``per_cell`` cases for each (behaviour, domain) cell over the
+    first ``domains`` domains met per behaviour, plus the first case of each Task 3 file type."""
+    picked: dict[tuple[int, str], int] = {}
+    seen_domains: dict[int, set[str]] = {}
+    kinds: set[str] = set()
+    out: list[AcqCase] = []
+    for c in suite:
+        if c.file_kind and c.file_kind not in kinds:
+            kinds.add(c.file_kind)
+            out.append(c)
+            continue
+        doms = seen_domains.setdefault(c.behaviour, set())
+        if c.domain not in doms and len(doms) >= domains:
+            continue
+        if picked.get((c.behaviour, c.domain), 0) < per_cell:
+            doms.add(c.domain)
+            picked[(c.behaviour, c.domain)] = picked.get((c.behaviour, c.domain), 0) + 1
+            out.append(c)
+    return out
