@@ -28,6 +28,11 @@ def cases(
     as_json: Annotated[bool, typer.Option("--json", help="JSON output.")] = False,
 ) -> None:
     """Suite statistics shaped like ToolPrivacyBench Table 5, or one case printed readably."""
+    from ..cases.acquisition.cli import cases_command, is_acquisition
+
+    if is_acquisition(suite):  # its own case type (seed 001_*)
+        cases_command(seed, stats, show, as_json)
+        return
     out, err = Console(), Console(stderr=True)
     loaded = load_or_exit(suite, source, seed, err)
     if show is not None:

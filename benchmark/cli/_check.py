@@ -26,8 +26,12 @@ def check(
 ) -> None:
     """Validate every case (schema, disjoint labels, required facts authorized, detectable atoms,
     a feasible safe oracle path, forbidden opportunities). Exit 1 when any case fails."""
+    from ..cases.acquisition.cli import check_command, is_acquisition
     from ..cases.schema import Suite
     from ..cases.validate import Problem, check_suite
+
+    if is_acquisition(suite):  # its own case type and checks (seed 001_*)
+        check_command(seed, as_json)  # raises typer.Exit
 
     out, err = out_console(), Console(stderr=True)
     loaded = load_or_exit(suite, source, seed, err)

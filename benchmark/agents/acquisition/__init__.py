@@ -1,0 +1,21 @@
+"""Reference agents of the acquisition suite (seed ``001_*``): the narrow-path ``oracle`` and the
+over-fetching ``leaky`` behaviour model, plus :func:`run_case`, the case-run the runner calls."""
+
+from __future__ import annotations
+
+from ._profiles import BEHAVIOUR_RATE, DOMAIN_RATE, PROFILES, AcqProfile
+from .agents import DECLINE, AcqLeakyAgent, AcqOracleAgent
+from .run import AcqAgent, CaseRun, run_case
+
+__all__ = ["BEHAVIOUR_RATE", "DECLINE", "DOMAIN_RATE", "PROFILES", "AcqAgent", "AcqLeakyAgent",
+           "AcqOracleAgent", "AcqProfile", "CaseRun", "make_acq_agent", "run_case"]
+
+
+def make_acq_agent(spec: str) -> AcqOracleAgent | AcqLeakyAgent:
+    """``oracle`` or ``leaky[:PROFILE]`` for the acquisition suite."""
+    kind, _, profile = spec.strip().partition(":")
+    if kind == "oracle" and not profile:
+        return AcqOracleAgent()
+    if kind == "leaky":
+        return AcqLeakyAgent(profile or "default")
+    raise ValueError(f"unknown acquisition agent {spec!r} (oracle, leaky[:{'|'.join(PROFILES)}])")
