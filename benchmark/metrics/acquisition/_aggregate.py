@@ -161,12 +161,9 @@ def compare_acquisition(
         base = table.get((agent, suite, baseline))
         if guard == baseline or base is None:
             continue
-        common = sorted(set(by_case) & set(base))
+        pairs = [(by_case[c].values(), base[c].values()) for c in sorted(set(by_case) & set(base))]
         for metric in metrics:
-            diffs = []
-            for cid in common:
-                a, b = by_case[cid].values()[metric], base[cid].values()[metric]
-                diffs.append(None if a is None or b is None else a - b)
+            diffs = [_diff(a[metric], b[metric]) for a, b in pairs]
             test = sign_flip_test(diffs, n_resamples=n_resamples, seed=seed)
             out.append({"agent": agent, "suite": suite, "guard": guard, "baseline": baseline,
                         "metric": metric, "test": "sign-flip (exact McNemar for 0/1)", **test})

@@ -105,7 +105,8 @@ class AcqScore:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> AcqScore:
         names = {f.name for f in fields(cls)}
-        data = {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items() if k in names}
+        data: dict[str, Any] = {k: (tuple(v) if isinstance(v, list) else v)
+                                for k, v in d.items() if k in names}
         return cls(**data)
 
     @staticmethod
