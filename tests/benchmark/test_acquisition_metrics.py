@@ -40,6 +40,7 @@ import json
 import math
 
 import pytest
+from scipy.stats import binomtest
 
 from tpguard.benchmark.metrics import ACQ_KEYS as EXPORTED_KEYS
 from tpguard.benchmark.metrics.acquisition import (
@@ -165,6 +166,9 @@ def test_wilson_intervals_match_the_formula(scores: list[AcqScore]) -> None:
         half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
         assert wilson_ci(k, n) == pytest.approx([100 * (centre - half), 100 * (centre + half)])
     assert wilson_ci(0, 0) is None
+    for k, n in ((0, 1), (1, 1), (5, 8), (449, 1182), (1182, 1182)):  # agrees with scipy
+        ci = binomtest(k, n).proportion_ci(confidence_level=0.9, method="wilson")
+        assert wilson_ci(k, n, 0.9) == pytest.approx([100 * ci.low, 100 * ci.high], abs=1e-9)
     assert row["ci_method"]["CER"] == "wilson" and row["ci_method"]["DeltaC"] == "bootstrap"
     lo, hi = row["ci"]["DeltaC"]
     assert lo <= 10.0 <= hi

@@ -11,18 +11,21 @@ A row is one (agent, guard, suite). Every rate is a proportion of cases, in perc
   ``CERPositiveProbe`` (``CER_c = PLR_c = 1``), ``CERNegativeProbe`` (``CER_c = 0, PLR_c = 1``) and
   ``NoObservedDisclosure`` (``CER_c = 1, OLR_c = PLR_c = 0``) — Table 3. The first two sum to PLR.
 
-Intervals: Wilson score 95 % for every proportion key (the paper gives them for TCR, CER and PLR),
-via :meth:`scipy.stats.binomtest(...).proportion_ci <scipy.stats._result_classes.BinomTestResult>`;
-``ΔC``/``ΔP`` (differences of dependent proportions) get case-bootstrap percentile intervals.
+Intervals: Wilson score 95 % for every proportion key (the paper gives them for TCR, CER and PLR)
+— the closed form :func:`scipy.stats.binomtest` ``.proportion_ci(method="wilson")`` evaluates
+(a test checks they agree); ``ΔC``/``ΔP`` (differences of dependent proportions) get
+case-bootstrap percentile intervals.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy.stats import binomtest
+from scipy.stats import norm
 
 from .._stats import bootstrap_means, percentile_ci, resample_indices, sign_flip_test
 from ._evidence import BEHAVIOURS
@@ -39,13 +42,24 @@ ACQ_KEYS: tuple[str, ...] = ("TCR", "CER", "HCER", "DeltaC", "OLR", "PLR", "HPLR
 _DIMENSIONS = ("behaviour", "domain", "marker")
 
 
+@lru_cache(maxsize=8)
+def _z(confidence: float) -> float:
+    """The two-sided normal quantile (1.959964 for 95 %); ``norm.ppf`` costs ~0.1 ms a call."""
+    return float(norm.ppf(0.5 + confidence / 2.0))
+
+
 def wilson_ci(k: int, n: int, confidence: float = 0.95) -> list[float] | None:
     """Wilson score interval of ``k`` successes in ``n`` trials, in percent (``None`` if n = 0):
     ``(p̂ + z²/2n ± z·sqrt(p̂(1−p̂)/n + z²/4n²)) / (1 + z²/n)``, ``z`` the normal quantile."""
     if n <= 0:
         return None
-    ci = binomtest(int(k), int(n)).proportion_ci(confidence_level=confidence, method="wilson")
-    return [100.0 * float(ci.low), 100.0 * float(ci.high)]
+    # The formula, not ``binomtest(k, n).proportion_ci``: binomtest also computes an exact p-value
+    # this never reads (5 ms per interval at n = 1,182; a run's breakdowns need thousands).
+    z = _z(confidence)
+    p, z2 = k / n, z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return [100.0 * max(0.0, centre - half), 100.0 * min(1.0, centre + half)]
 
 
 def _counts(scores: Sequence[AcqScore]) -> dict[str, tuple[int, int]]:
