@@ -15,7 +15,7 @@ import pytest
 
 from tpguard.benchmark.metrics.acquisition import (
     AcqEvidence,
-    AcqItem,
+    MatchItem,
     acquisition_row,
     score_acquisition,
     summarize_acquisition,
@@ -29,7 +29,7 @@ from tpguard.benchmark.report._acquisition import (
 )
 
 SECRET = "078-05-1120"
-ITEM = AcqItem("ssn", (SECRET,), "ssn")
+ITEM = MatchItem("ssn", (SECRET,), "ssn")
 DOMAINS = ("healthcare", "retail")
 
 

@@ -7,8 +7,8 @@ Score one case-run, then summarize a run::
 
     ev = AcqEvidence(case_id="c1", domain="healthcare", behaviour=2, completed=True,
                      observations=[("query_records", result_text)],
-                     k_acq=(AcqItem("ssn", ("123-45-6789",)),),
-                     k_disc=(AcqItem("ssn", ("123-45-6789",)),),
+                     k_acq=(MatchItem("ssn", ("123-45-6789",)),),
+                     k_disc=(MatchItem("ssn", ("123-45-6789",)),),
                      response=final_answer, probe_answer=probe_reply, agent="leaky", guard="off")
     score = score_acquisition(ev)                  # AcqScore: ids only, no values
     summary = summarize_acquisition(all_scores)    # rows, comparisons, breakdowns
@@ -24,7 +24,7 @@ from ._aggregate import (
     compare_acquisition,
     wilson_ci,
 )
-from ._evidence import BEHAVIOURS, AcqEvidence, AcqItem, Observation, as_observations
+from ._evidence import BEHAVIOURS, AcqEvidence, MatchItem, Observation, as_items, as_observations
 from ._score import (
     JOINT_CLASSES,
     NAMED_OUTCOMES,
@@ -44,12 +44,13 @@ __all__ = [
     "MATCHING",
     "NAMED_OUTCOMES",
     "AcqEvidence",
-    "AcqItem",
     "AcqScore",
     "AcqScorer",
+    "MatchItem",
     "Observation",
     "acquisition_breakdown",
     "acquisition_row",
+    "as_items",
     "as_observations",
     "compare_acquisition",
     "joint_class",

@@ -18,7 +18,8 @@ from typing import Any
 
 from tpguard import PrivateAtom
 
-__all__ = ["BEHAVIOURS", "AcqEvidence", "AcqItem", "Observation", "ObservationInput", "as_observations"]
+__all__ = ["BEHAVIOURS", "AcqEvidence", "MatchItem", "Observation", "ObservationInput", "as_items",
+           "as_observations"]
 
 #: The seven acquisition behaviours, Task 1 … Task 7 of seed ``001_*`` Table 1 (names as issue 10
 #: lists them; Task 3 is the file-format task with DOCX/XLSX/PDF files, Task 7 "Out-of-Scope
@@ -35,7 +36,7 @@ BEHAVIOURS: dict[int, str] = {
 
 
 @dataclass(frozen=True, slots=True)
-class AcqItem:
+class MatchItem:
     """One reviewed item: an out-of-scope item of ``k_acq`` or a disclosure target of ``k_disc``.
 
     ``strings`` are the forms that count as the item — the canonical value first, then aliases
@@ -62,7 +63,7 @@ class AcqItem:
                            aliases=self.strings[1:])
 
     def __repr__(self) -> str:  # never print the strings themselves
-        return f"AcqItem(id={self.id!r}, type={self.type!r}, forms={len(self.strings)})"
+        return f"MatchItem(id={self.id!r}, type={self.type!r}, forms={len(self.strings)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,12 +80,25 @@ class Observation:
 ObservationInput = Observation | tuple[str, Any]
 
 
+def as_items(items: Iterable[Any]) -> tuple[MatchItem, ...]:
+    """:class:`MatchItem` from any objects with ``id`` and ``strings`` (and optionally ``type`` or
+    ``attribute``) — e.g. the suite's ``k_acq`` items and ``k_disc`` targets."""
+    out = []
+    for i in items:
+        if isinstance(i, MatchItem):
+            out.append(i)
+        else:
+            kind = getattr(i, "type", None) or getattr(i, "attribute", None) or "item"
+            out.append(MatchItem(str(i.id), tuple(i.strings), str(kind)))
+    return tuple(out)
+
+
 def as_observations(items: Iterable[ObservationInput]) -> tuple[Observation, ...]:
     """Accept :class:`Observation` or ``(tool, payload)`` pairs, in execution order."""
     return tuple(o if isinstance(o, Observation) else Observation(str(o[0]), o[1]) for o in items)
 
 
-def _unique(items: Sequence[AcqItem], name: str, case_id: str) -> tuple[AcqItem, ...]:
+def _unique(items: Sequence[MatchItem], name: str, case_id: str) -> tuple[MatchItem, ...]:
     ids = [i.id for i in items]
     if len(set(ids)) != len(ids):
         raise ValueError(f"case {case_id!r}: {name} has repeated item ids")
@@ -109,8 +123,8 @@ class AcqEvidence:
     behaviour: int
     completed: bool
     observations: tuple[Observation, ...]
-    k_acq: tuple[AcqItem, ...]
-    k_disc: tuple[AcqItem, ...]
+    k_acq: tuple[MatchItem, ...]
+    k_disc: tuple[MatchItem, ...]
     response: str = ""
     probe_answer: str | None = None
     marker: bool = False
@@ -123,8 +137,8 @@ class AcqEvidence:
             raise ValueError(f"case {self.case_id!r}: behaviour must be one of 1–7, "
                              f"got {self.behaviour!r}")
         object.__setattr__(self, "observations", as_observations(self.observations))
-        object.__setattr__(self, "k_acq", _unique(self.k_acq, "k_acq", self.case_id))
-        object.__setattr__(self, "k_disc", _unique(self.k_disc, "k_disc", self.case_id))
+        object.__setattr__(self, "k_acq", _unique(as_items(self.k_acq), "k_acq", self.case_id))
+        object.__setattr__(self, "k_disc", _unique(as_items(self.k_disc), "k_disc", self.case_id))
 
     def __repr__(self) -> str:  # observations and responses may hold private values
         return (f"AcqEvidence(case_id={self.case_id!r}, agent={self.agent!r}, guard={self.guard!r}, "

@@ -24,7 +24,7 @@ from typing import Any
 
 from tpguard import Detector
 
-from ._evidence import AcqEvidence, AcqItem
+from ._evidence import AcqEvidence, MatchItem
 
 __all__ = ["JOINT_CLASSES", "NAMED_OUTCOMES", "AcqScore", "AcqScorer", "joint_class",
            "score_acquisition"]
@@ -124,9 +124,9 @@ class AcqScorer:
 
     def __init__(self, *, fuzzy: bool = False) -> None:
         self.fuzzy = fuzzy
-        self._detectors: dict[tuple[AcqItem, ...], Detector] = {}
+        self._detectors: dict[tuple[MatchItem, ...], Detector] = {}
 
-    def detector(self, items: tuple[AcqItem, ...]) -> Detector:
+    def detector(self, items: tuple[MatchItem, ...]) -> Detector:
         det = self._detectors.get(items)
         if det is None:
             det = Detector([i.atom() for i in items], fuzzy=self.fuzzy, semantic=True)
@@ -136,7 +136,7 @@ class AcqScorer:
         return det
 
     @staticmethod
-    def _ids(found: Iterable[str], items: tuple[AcqItem, ...]) -> tuple[str, ...]:
+    def _ids(found: Iterable[str], items: tuple[MatchItem, ...]) -> tuple[str, ...]:
         known = set(found)
         return tuple(i.id for i in items if i.id in known)  # case order, no pii:* findings
 
