@@ -8,6 +8,8 @@ Score one case from a trajectory the backends recorded::
     score = score_case(case, [(tool, findings), ...], s_task=1.0)  # findings from exported spans
     row = summary_row(scores, agent="leaky", guard="off", suite="need-to-know")
     summary = summarize(all_scores)   # rows, paired tests vs off, App. D.2, breakdowns
+
+Acquisition-stage metrics (PrivacyPeek, seed ``001_*``) live in :mod:`.acquisition`.
 """
 
 from __future__ import annotations
@@ -38,8 +40,18 @@ from ._stats import bootstrap_ci, percentile_ci, sign_flip_test, spearman
 from ._summary import BREAKDOWNS, SCORING, scoring_readings, summarize
 from ._tables import CaseTables
 from ._weights import ALTERNATIVE_WEIGHTS, COMPONENTS, DEFAULT_WEIGHTS, Weights
+from .acquisition import (
+    ACQ_KEYS,
+    AcqEvidence,
+    AcqScore,
+    AcqScorer,
+    MatchItem,
+    score_acquisition,
+    summarize_acquisition,
+)
 
 __all__ = [
+    "ACQ_KEYS",
     "ALTERNATIVE_WEIGHTS",
     "BREAKDOWNS",
     "COMPONENTS",
@@ -48,10 +60,14 @@ __all__ = [
     "KEYS",
     "SCORING",
     "TASK_READINGS",
+    "AcqEvidence",
+    "AcqScore",
+    "AcqScorer",
     "CallEvidence",
     "CaseScore",
     "CaseScorer",
     "CaseTables",
+    "MatchItem",
     "PathDiagnostics",
     "Weights",
     "aggregate_paths",
@@ -66,12 +82,14 @@ __all__ = [
     "pooled",
     "pooled_groups",
     "read_task",
+    "score_acquisition",
     "score_case",
     "score_trajectory",
     "scoring_readings",
     "sign_flip_test",
     "spearman",
     "summarize",
+    "summarize_acquisition",
     "summary_row",
     "task_reading_of",
     "weight_sensitivity",

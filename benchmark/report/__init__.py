@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from ._acquisition import acquisition_csv
 from ._collect import ReportTables, collect
 from ._compare import KEY_GROUPS, compare_runs, comparison_table
 from ._crosstab import cross_tabs
@@ -51,7 +52,7 @@ def build_reports(run_dir: Path, *, figures: bool = True) -> dict[str, Path]:
             old.unlink()
     if data.summary_rebuilt:
         written["summary.json"] = run_dir / "summary.json"
-    for table in tables.csv_tables():
+    for table in [*tables.csv_tables(), *acquisition_csv(data.summary)]:
         path = write_csv(table, run_dir / "tables")
         written[f"tables/{path.name}"] = path
     if figures:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import plotly.io as pio
 
 from ..cases.schema import Case
+from ._acquisition import acquisition_html
 from ._audit import audit_html
 from ._collect import ReportTables, reference_configs
 from ._crosstab import Config, CrossTab
@@ -107,6 +108,8 @@ def render_html(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab],
     parts = ["<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
              "<title>tpguard benchmark report</title>", f"<style>{_CSS}</style></head><body>",
              "<h1>tpguard benchmark report</h1>", *_opening(data, t)]
+    if acq := acquisition_html(data.summary):  # PrivacyPeek rows, when the run has them
+        parts.append(acq)
     for m in t.main:
         parts.append(_section(m.title, _pieces(split(m, MAIN_GROUPS)), _note(m.note)))
     parts.append(_section(t.comparison.title, _pieces(split(t.comparison, COMPARISON_GROUPS)),

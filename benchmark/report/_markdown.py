@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ._acquisition import acquisition_markdown
 from ._collect import ReportTables, reference_configs
 from ._layout import COMPARISON_GROUPS, by_agent, ci_view, split
 from ._load import RunData
@@ -175,6 +176,7 @@ def render_markdown(data: RunData, t: ReportTables, files: Sequence[str] = ()) -
         parts += _tables(errors.title, split(errors, [("", errors.columns[3:])]), errors.note)
     parts += ["", "## Run", ""] + [f"- **{k}**: {_cell(v)}" for k, v in run_facts(data)]
     parts += ["", "## How to read this report", ""] + [f"- {c}" for c in caveats(data)]
+    parts += acquisition_markdown(data.summary)  # PrivacyPeek rows, when the run has them
     for m in t.main:
         parts += _tables(m.title, split(m, MAIN_GROUPS), m.note)
     for c in t.ci:
