@@ -37,8 +37,8 @@ def validate_executor(config: RunConfig) -> None:
     if config.workers != 1:
         raise UsageError("--workers is for --executor local; with --executor ray, "
                          "--max-concurrency bounds the case-runs in flight per agent")
-    for name in ("--ray-num-cpus", "--max-concurrency"):
-        value = ray_only[name]
+    counts = {"--ray-num-cpus": config.ray_num_cpus, "--max-concurrency": config.max_concurrency}
+    for name, value in counts.items():
         if value is not None and value < 1:
             raise UsageError(f"{name} must be at least 1 (got {value})")
     if config.ray_num_cpus is not None and (config.ray_address or os.environ.get("RAY_ADDRESS")):
