@@ -133,6 +133,27 @@ def test_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path: Path,
     assert {(r["run_id"], r["case_id"]) for r in _audit(out)} >= {("leaky/enforce", victim)}
 
 
+def _always_crash(case: Case, agent: str, guard: str) -> None:
+    os._exit(1)
+
+
+def test_a_task_whose_worker_always_dies_is_an_errored_record_retried_on_resume(
+        tmp_path: Path, ray_instance: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tpguard.benchmark.runner import _ray
+
+    monkeypatch.setattr(_ray, "TASK_MAX_RETRIES", 1)  # two deaths instead of four: CI time
+    out = tmp_path / "run"
+    config = RunConfig(out=out, agents=("oracle",), guards=("off",), limit=1, reports=False,
+                       executor="ray")
+    result = run_benchmark(config, progress=False, task_hook=_always_crash)
+    assert result.executed == 1 and result.errors == 1
+    [record] = list(iter_records(out / "records.jsonl"))
+    assert record["error"] == {"type": "WorkerCrashedError", "stage": "backend", "message": None}
+    again = run_benchmark(RunConfig(out=out, agents=("oracle",), guards=("off",), limit=1,
+                                    reports=False), progress=False)  # resumed locally
+    assert again.executed == again.retried == 1 and again.errors == 0
+
+
 def _note_overlap(folder: Path) -> Any:
     def hook(case: Case, agent: str, guard: str) -> None:
         import time
