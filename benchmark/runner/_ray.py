@@ -56,6 +56,8 @@ def connect(address: str | None, num_cpus: int | None) -> bool:
     if address:
         ray.init(address=address, **quiet)
     else:
+        # An instance started for one run reports nothing home unless the user asked for it.
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         ray.init(num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False,
                  _node_ip_address="127.0.0.1", **quiet)
     return True

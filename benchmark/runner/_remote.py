@@ -54,6 +54,7 @@ class WorkerSpec:
     presidio_model: str | None
     seed: int
     run_id: str
+    tpguard_version: str = ""  # the driver's; a worker with another one refuses to measure
     retries: int = 4  # transient agent errors: attempts after the first
     backoff_s: float = 1.0  # first delay; doubles per attempt, jittered, capped at 60 s
     hook: Callable[[Case, str, str], None] | None = field(default=None, compare=False)
@@ -112,8 +113,12 @@ def _scorer(case: Case) -> CaseScorer:
 
 def run_case(spec: WorkerSpec, case: Case, agent_spec: str, guard_name: str) -> CaseRun:
     """The Ray task: one (agent, guard, case) against its own fresh backend."""
+    from tpguard import __version__
+
     from ..agents.registry import make_agent
 
+    if spec.tpguard_version and spec.tpguard_version != __version__:
+        return _refused(case, agent_spec, guard_name, spec.seed)
     if spec.hook is not None:
         spec.hook(case, agent_spec, guard_name)
     guard = _guard(guard_name, spec.knows_variants, spec.presidio_model)
@@ -132,6 +137,18 @@ def run_case(spec: WorkerSpec, case: Case, agent_spec: str, guard_name: str) -> 
         return CaseRun(record, rows, [span_data(s) for s in spans.get_finished_spans()])
 
     return with_retries(once, retries=spec.retries, backoff_s=spec.backoff_s)
+
+
+def _refused(case: Case, agent: str, guard: str, seed: int) -> CaseRun:
+    """A worker whose tpguard differs from the driver's: an errored record, not a measurement of
+    other code mixed into this run."""
+    from ._errors import case_error
+    from ._execute import _failed
+
+    base = {"agent": agent, "guard": guard, "suite": case.suite, "case_id": case.id,
+            "domain": case.domain, "seed": seed}
+    return CaseRun(_failed(base, case_error("TpguardVersionMismatch", "backend"),
+                           time.perf_counter()), [], [], 0)
 
 
 def span_data(span: ReadableSpan) -> dict[str, Any]:

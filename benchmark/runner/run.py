@@ -301,7 +301,9 @@ def _run_on_ray(plan: RunPlan, tasks: list[tuple[Case, str, str]], run_id: str,
     from ._remote import WorkerSpec
 
     c = plan.config
+    from tpguard import __version__
+
     spec = WorkerSpec(plan.agent_options, c.guard_knows_variants, c.presidio_model, c.seed, run_id,
-                      hook=hook)
+                      __version__, hook=hook)
     run_on_ray(tasks, spec, store, progress=progress, address=c.ray_address,
                num_cpus=c.ray_num_cpus, max_concurrency=c.max_concurrency)

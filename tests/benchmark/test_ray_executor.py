@@ -184,6 +184,31 @@ def test_max_concurrency_bounds_case_runs_in_flight_per_agent(tmp_path: Path,
     assert max(int(every) for _, _, every in seen) == 2  # while the two agents ran side by side
 
 
+def test_cli_executor_ray_writes_the_run_directory(tmp_path: Path, ray_instance: Any) -> None:
+    out = tmp_path / "r"
+    res = runner.invoke(app, ["bench", "run", "--agent", "oracle,leaky", "--guard", "off",
+                              "--limit", "2", "--executor", "ray", "--max-concurrency", "1",
+                              "--out", str(out), "--no-report"])
+    assert res.exit_code == 0, res.output
+    assert "4 runs executed" in res.output
+    for name in ("run.json", "records.jsonl", "audit.sqlite", "spans.jsonl", "summary.json"):
+        assert (out / name).is_file(), name
+
+
+def test_a_worker_with_another_tpguard_refuses_to_measure() -> None:
+    from tpguard.benchmark.cases.need_to_know import generate
+    from tpguard.benchmark.runner._remote import WorkerSpec, run_case
+
+    case = generate(0).cases[0]
+    spec = WorkerSpec({}, False, None, 0, "r", tpguard_version="0.0.0-elsewhere")
+    run = run_case(spec, case, "oracle", "off")
+    assert run.record["error"]["type"] == "TpguardVersionMismatch" and not run.audit_rows
+    import tpguard
+
+    run = run_case(WorkerSpec({}, False, None, 0, "r", tpguard.__version__), case, "oracle", "off")
+    assert run.record["error"] is None and run.audit_rows and run.spans
+
+
 def _run(error: str | None) -> CaseRun:
     err = None if error is None else {"type": error, "stage": "agent", "message": None}
     return CaseRun({"error": err}, [], [])
