@@ -195,6 +195,35 @@ def test_cli_executor_ray_writes_the_run_directory(tmp_path: Path, ray_instance:
         assert (out / name).is_file(), name
 
 
+def _raylets() -> set[int]:
+    pids = set()
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and b"raylet" in (proc / "cmdline").read_bytes():
+                pids.add(int(proc.name))
+        except OSError:
+            continue
+    return pids
+
+
+def test_without_a_cluster_the_driver_starts_and_stops_its_own_instance(tmp_path: Path) -> None:
+    """The CLI's own path: no address → a loopback instance of --ray-num-cpus, shut down after."""
+    import subprocess
+
+    pytest.importorskip("ray")
+    before = _raylets()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    out = tmp_path / "r"
+    proc = subprocess.run(
+        [sys.executable, "-c", "from tpguard.cli import main; main()", "bench", "run", "--agent", "oracle", "--guard", "off",
+         "--limit", "2", "--executor", "ray", "--ray-num-cpus", "1", "--out", str(out),
+         "--no-report", "--json"], env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert [r["n"] for r in json.loads(proc.stdout)] == [2]
+    assert len(list(iter_records(out / "records.jsonl"))) == 2
+    assert _raylets() <= before  # no Ray process outlives the run
+
+
 def test_a_worker_with_another_tpguard_refuses_to_measure() -> None:
     from tpguard.benchmark.cases.need_to_know import generate
     from tpguard.benchmark.runner._remote import WorkerSpec, run_case
