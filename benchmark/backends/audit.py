@@ -70,10 +70,14 @@ class AuditLog:
 
     # -- writing ------------------------------------------------------------------------------
     def record(self, *, run_id: str, case_id: str, tool: str, sink: str, arguments: Any,
-               outcome: str, result: Any = None, agent: str = "", guard: str = "") -> int:
-        """Append one received call; returns its step (1-based within the run and case)."""
+               outcome: str, result: Any = None, agent: str = "", guard: str = "",
+               ts: float | None = None) -> int:
+        """Append one received call; returns its step (1-based within the run and case). ``ts``
+        (default: now) is when the backend received it — a Ray driver copying a worker's rows
+        keeps the worker's time."""
         if outcome not in ("ok", "error"):
             raise ValueError("outcome must be 'ok' or 'error'")
+        received = time.time() if ts is None else ts
         with self._lock:
             step = 1 + self._db.execute(
                 "SELECT COALESCE(MAX(step), 0) FROM calls WHERE run_id = ? AND case_id = ?",
@@ -81,7 +85,7 @@ class AuditLog:
             ).fetchone()[0]
             self._db.execute(
                 "INSERT INTO calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (run_id, agent, guard, case_id, step, tool, sink, _dumps(arguments), time.time(),
+                (run_id, agent, guard, case_id, step, tool, sink, _dumps(arguments), received,
                  outcome, None if result is None else _dumps(result)),
             )
             self._db.commit()

@@ -61,6 +61,18 @@ def run(
         "--domains", help="Comma-separated domain slugs or names, e.g. medical,it-helpdesk.")] = None,
     workers: Annotated[int, typer.Option(
         "--workers", min=1, help="Parallel cases (API-bound agents).")] = 1,
+    executor: Annotated[str, typer.Option(
+        "--executor", help="local (threads in this process, --workers) or ray (every case-run a "
+                           "Ray task; needs the 'ray' extra; docs/distributed.md).")] = "local",
+    ray_address: Annotated[str | None, typer.Option(
+        "--ray-address", help="--executor ray: the cluster to join (else RAY_ADDRESS, else a local "
+                              "Ray instance started for this run).")] = None,
+    ray_num_cpus: Annotated[int | None, typer.Option(
+        "--ray-num-cpus", help="--executor ray without a cluster: CPUs of the local instance "
+                               "(default: the machine's).")] = None,
+    max_concurrency: Annotated[int | None, typer.Option(
+        "--max-concurrency", help="--executor ray: case-runs in flight per agent (default: the "
+                                  "cluster's CPUs), so a rate-limited API is not flooded.")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint.")] = None,
     code_agent: Annotated[bool, typer.Option("--code-agent", help="smolagents: CodeAgent.", metavar="")] = False,
     guard_path: Annotated[str, typer.Option(
@@ -103,10 +115,17 @@ def run(
             require_extra("opentelemetry.exporter.otlp.proto.http", "otlp", what="--otlp-endpoint")
         except MissingExtra as e:
             raise fail(str(e)) from None
+    if executor == "ray":
+        try:
+            require_extra("ray", "ray", what="--executor ray")
+        except MissingExtra as e:
+            raise fail(str(e)) from None
     config = RunConfig(
         suite=suite, agents=_split("--agent", agent, QUICK_AGENTS),
         guards=_split("--guard", guard, QUICK_GUARDS), out=out, source=source, seed=seed,
         quick=quick, limit=limit, domains=_split("--domains", domains, ()), workers=workers,
+        executor=executor, ray_address=ray_address, ray_num_cpus=ray_num_cpus,
+        max_concurrency=max_concurrency,
         base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") if base_url else None,
         code_agent=code_agent, guard_path=guard_path, otlp_endpoint=otlp_endpoint,
         guard_knows_variants=guard_knows_variants, presidio_model=presidio_model,

@@ -33,6 +33,10 @@ class RunConfig:
     limit: int | None = None
     domains: Sequence[str] = ()
     workers: int = 1
+    executor: str = "local"  # "local" (threads, --workers) or "ray" (see ._ray, docs/distributed.md)
+    ray_address: str | None = None  # None: RAY_ADDRESS, else a local instance the driver starts
+    ray_num_cpus: int | None = None  # the local instance's CPUs (None: the machine's)
+    max_concurrency: int | None = None  # ray: case-runs in flight per agent (None: cluster CPUs)
     base_url: str | None = None
     api_key: str | None = None
     code_agent: bool = False

@@ -19,7 +19,6 @@ import os
 import platform
 import threading
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -36,6 +35,7 @@ from ..guards import GUARD_NAMES, GuardUnderTest, make_guard
 from ..metrics import CaseScorer
 from ._errors import AgentUnavailable, UsageError
 from ._execute import execute_case
+from ._executor import run_local, validate_executor
 from ._preflight import preflight
 from ._rundir import RunLock, check_directory, default_out
 from ._summary import summarize_records
@@ -126,6 +126,7 @@ def _validate(config: RunConfig) -> None:
         raise UsageError(f"--task-reading must be binary or fraction (got {config.task_reading!r})")
     if config.workers < 1:
         raise UsageError(f"--workers must be at least 1 (got {config.workers})")
+    validate_executor(config)
     if not [a for a in config.agents if a.strip()]:
         raise UsageError("--agent: give at least one agent")
     if not [g for g in config.guards if g.strip()]:
@@ -214,17 +215,22 @@ def _tasks(cases: Iterable[Case], config: RunConfig, done: set[Any]) -> list[tup
 def run_benchmark(
     config: RunConfig, *, progress: bool = True, processors: Iterable[SpanProcessor] = (),
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    task_hook: Callable[[Case, str, str], None] | None = None,
 ) -> RunResult:
-    """Plan (:func:`plan_run`), then run every task not yet done under the directory's lock."""
+    """Plan (:func:`plan_run`), then run every task not yet done under the directory's lock.
+
+    ``task_hook(case, agent_spec, guard_name)`` (``--executor ray`` only) runs in the worker
+    before each case-run: a seam for fault injection in tests."""
     plan = plan_run(config)
     plan.out.mkdir(parents=True, exist_ok=True)
     with RunLock(plan.out):
         plan.configurations = check_directory(plan.out, config, append=config.append)
-        return _execute(plan, progress, processors, on_record)
+        return _execute(plan, progress, processors, on_record, task_hook)
 
 
 def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
-             on_record: Callable[[dict[str, Any]], None] | None) -> RunResult:
+             on_record: Callable[[dict[str, Any]], None] | None,
+             task_hook: Callable[[Case, str, str], None] | None = None) -> RunResult:
     from ..agents.registry import make_agent
 
     config, out = plan.config, plan.out
@@ -261,8 +267,19 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
             on_record(record)
         return record
 
+    def store(run: Any) -> None:  # a Ray task's CaseRun, written here as `one` writes
+        from ._ray import store_case_run
+
+        store_case_run(run, audit, provider)
+        writer.write(run.record)
+        if on_record is not None:
+            on_record(run.record)
+
     try:
-        _run_all(tasks, one, config.workers, progress)
+        if config.executor == "ray":
+            _run_on_ray(plan, tasks, run_id, store, progress, task_hook)
+        else:
+            run_local(tasks, one, config.workers, progress)
     finally:
         provider.shutdown()
         audit.close()
@@ -277,21 +294,16 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
     return RunResult(out, len(tasks), skipped, summary, reports, retried)
 
 
-def _run_all(tasks: list[Any], one: Callable[[Any], Any], workers: int, progress: bool) -> None:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+def _run_on_ray(plan: RunPlan, tasks: list[tuple[Case, str, str]], run_id: str,
+                store: Callable[[Any], None], progress: bool,
+                hook: Callable[[Case, str, str], None] | None) -> None:
+    from ._ray import run_on_ray
+    from ._remote import WorkerSpec
 
-    columns = (TextColumn("[bold]bench run"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    console = Console(stderr=True)
-    with Progress(*columns, console=console, disable=not (progress and console.is_terminal),
-                  transient=False) as bar:
-        job = bar.add_task("cases", total=len(tasks))
-        if workers <= 1:
-            for t in tasks:
-                one(t)
-                bar.advance(job)
-            return
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for fut in as_completed([pool.submit(one, t) for t in tasks]):
-                fut.result()
-                bar.advance(job)
+    c = plan.config
+    from tpguard import __version__
+
+    spec = WorkerSpec(plan.agent_options, c.guard_knows_variants, c.presidio_model, c.seed, run_id,
+                      __version__, hook=hook)
+    run_on_ray(tasks, spec, store, progress=progress, address=c.ray_address,
+               num_cpus=c.ray_num_cpus, max_concurrency=c.max_concurrency)
