@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -62,6 +62,11 @@ def cases(
         for c in loaded:
             out.print(f"{c.id}\t{c.domain}\t{len(c.tools)} tools\t{len(c.atoms)} atoms", highlight=False)
         return
+    _print_stats(data, sources, out)
+
+
+def _print_stats(data: dict[str, Any], sources: dict[str, Any] | None, out: Console) -> None:
+    """The Table 5 statistics, cases per domain and (public-derived) per source, as tables."""
     from rich.table import Table
 
     table = Table(title=f"Suite {data['suite']}", show_header=True)
