@@ -19,6 +19,8 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from .scope import AcquisitionScope  # acquisition stage (issue 10): ToolSpec.scope
+
 __all__ = [
     "SINKS",
     "Access",
@@ -103,6 +105,9 @@ class ToolSpec(_Model):
         default=None, validation_alias=AliasChoices("input_schema", "schema")
     )
     description: str = ""
+    # -- acquisition stage (issue 10) --
+    #: what the tool may return for its purpose; a session's ``scopes=`` overrides it per task
+    scope: AcquisitionScope | None = None
 
     @field_validator("sink", mode="before")
     @classmethod
