@@ -50,9 +50,9 @@ def _items(value: Any) -> list[str]:
 
 
 def _shaped(original: Any, values: list[str], schema_type: str | None) -> Any:
-    if isinstance(original, list | tuple) or (original is None and schema_type == "array"):
+    if schema_type == "array" or (schema_type is None and isinstance(original, list | tuple)):
         return list(values)
-    return ", ".join(values) if len(values) != 1 or schema_type == "array" else values[0]
+    return ", ".join(values)
 
 
 def _schema_type(schema: Mapping[str, Any] | None, arg: str) -> str | None:
