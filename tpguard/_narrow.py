@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .scope import AcquisitionScope, ScopeFinding, is_wildcard, parse_day
 
@@ -66,78 +66,97 @@ def _schema_type(schema: Mapping[str, Any] | None, arg: str) -> str | None:
     return str(t) if t is not None else None
 
 
+class _Refused(Exception):
+    pass
+
+
+class _Narrower:
+    """One request being narrowed: the new arguments and the findings so far."""
+
+    def __init__(self, scope: AcquisitionScope, arguments: Mapping[str, Any],
+                 schema: Mapping[str, Any] | None) -> None:
+        self.scope, self.arguments, self.schema = scope, arguments, schema
+        self.new = dict(arguments)
+        self.found: list[ScopeFinding] = []
+
+    def note(self, dim: Any, arg: str, text: str) -> None:
+        self.found.append(ScopeFinding(dim, arg, text, "request"))
+
+    def refuse(self, dim: Any, arg: str, text: str) -> None:
+        self.note(dim, arg, text)
+        raise _Refused(text)
+
+    def one_of(self, dim: Literal["source", "subject", "part"], arg: str | None,
+               allowed: tuple[str, ...] | None) -> None:
+        if not arg or allowed is None:
+            return
+        value = self.arguments.get(arg)
+        hint = "" if dim == "subject" else f" ({'one of' if is_wildcard(value) else 'allowed'}: {', '.join(allowed)})"
+        if is_wildcard(value):
+            if len(allowed) != 1 and not isinstance(value, list | tuple):
+                self.refuse(dim, arg, f"it asks for every {dim}; name the task's {dim}{hint}")
+            self.new[arg] = _shaped(value, list(allowed), _schema_type(self.schema, arg))
+            self.note(dim, arg, f"{arg} limited to the task's {dim}")
+            return
+        asked = _items(value) if isinstance(value, list | tuple) else [str(value)]
+        kept = [a for a in asked if self.scope.allows(dim, a)]
+        if not kept:
+            self.refuse(dim, arg, f"{arg} names a {dim} outside this task's scope{hint}")
+        if len(kept) < len(asked):
+            self.new[arg] = _shaped(value, kept, _schema_type(self.schema, arg))
+            self.note(dim, arg, f"{arg} limited to the task's {dim}s")
+
+    def fields(self, arg: str | None, allowed: tuple[str, ...] | None) -> None:
+        if not arg or allowed is None:
+            return
+        value = self.arguments.get(arg)
+        if is_wildcard(value):
+            kept = list(allowed)
+        else:
+            asked = _items(value)
+            ok = {f.casefold() for f in allowed}
+            kept = [f for f in asked if f.casefold() in ok]
+            if len(kept) == len(asked):
+                return
+            kept = kept or list(allowed)
+        self.new[arg] = _shaped(value, kept, _schema_type(self.schema, arg))
+        self.note("field", arg, f"{arg} limited to {', '.join(kept)}")
+
+    def window(self, since_arg: str | None, until_arg: str | None) -> None:
+        scope = self.scope
+        if not scope.has_window or not (since_arg or until_arg):
+            return
+        lo = parse_day(self.arguments.get(since_arg)) if since_arg else None
+        hi = parse_day(self.arguments.get(until_arg)) if until_arg else None
+        new_lo = max(lo, scope.since) if lo and scope.since else (lo or scope.since)
+        new_hi = min(hi, scope.until) if hi and scope.until else (hi or scope.until)
+        if new_lo and new_hi and new_lo > new_hi:
+            self.refuse("window", since_arg or until_arg or "",
+                        "the date range lies outside this task's time window")
+        changed = []
+        for arg, old, day in ((since_arg, lo, new_lo), (until_arg, hi, new_hi)):
+            if arg and day is not None and old != day:
+                prev = self.arguments.get(arg)
+                self.new[arg] = day if isinstance(prev, _dt.date) else day.isoformat()
+                changed.append(arg)
+        if changed:
+            self.note("window", ", ".join(changed),
+                      f"date range limited to {scope.since or '…'} to {scope.until or '…'}")
+
+
 def narrow(scope: AcquisitionScope, arguments: Any, schema: Mapping[str, Any] | None = None) -> Narrowing:
     """Narrow ``arguments`` (a mapping of argument names) to ``scope``; see the module docstring."""
     if not isinstance(arguments, Mapping):
         return Narrowing(arguments)
     b = scope.binding
-    new = dict(arguments)
-    found: list[ScopeFinding] = []
-
-    def note(dim: Any, arg: str, text: str) -> None:
-        found.append(ScopeFinding(dim, arg, text, "request"))
-
-    def refuse(dim: Any, arg: str, text: str) -> Narrowing:
-        note(dim, arg, text)
-        return Narrowing(arguments, tuple(found), text)
-
-    source = None
-    # -- one-of dimensions: source, subject, part -------------------------------------------
-    for dim, arg, allowed, what in (("source", b.source_arg, scope.sources, "source"),
-                                    ("subject", b.subject_arg, scope.subjects, "subject"),
-                                    ("part", b.part_arg, scope.parts, "part")):
-        if not arg or allowed is None:
-            continue
-        value = arguments.get(arg)
-        if is_wildcard(value):
-            if len(allowed) != 1 and not isinstance(value, list | tuple):
-                hint = "" if dim == "subject" else f" (one of: {', '.join(allowed)})"
-                return refuse(dim, arg, f"it asks for every {what}; name the task's {what}{hint}")
-            new[arg] = _shaped(value, list(allowed), _schema_type(schema, arg))
-            note(dim, arg, f"{arg} limited to the task's {what}")
-        else:
-            asked = _items(value) if isinstance(value, list | tuple) else [str(value)]
-            kept = [a for a in asked if scope.allows(dim, a)]
-            if not kept:
-                hint = "" if dim == "subject" else f" (allowed: {', '.join(allowed)})"
-                return refuse(dim, arg, f"{arg} names a {what} outside this task's scope{hint}")
-            if len(kept) < len(asked):
-                new[arg] = _shaped(value, kept, _schema_type(schema, arg))
-                note(dim, arg, f"{arg} limited to the task's {what}s")
-        if dim == "source":
-            src = new.get(arg)
-            source = src if isinstance(src, str) else None
-    # -- fields ------------------------------------------------------------------------------
-    allowed_fields = scope.fields_for(source)
-    if b.fields_arg and allowed_fields is not None:
-        value = arguments.get(b.fields_arg)
-        if is_wildcard(value):
-            new[b.fields_arg] = _shaped(value, list(allowed_fields), _schema_type(schema, b.fields_arg))
-            note("field", b.fields_arg, f"{b.fields_arg} limited to {', '.join(allowed_fields)}")
-        else:
-            asked = _items(value)
-            ok = {f.casefold() for f in allowed_fields}
-            kept = [f for f in asked if f.casefold() in ok]
-            if len(kept) < len(asked):
-                kept = kept or list(allowed_fields)
-                new[b.fields_arg] = _shaped(value, kept, _schema_type(schema, b.fields_arg))
-                note("field", b.fields_arg, f"{b.fields_arg} limited to {', '.join(kept)}")
-    # -- time window -------------------------------------------------------------------------
-    if scope.has_window and (b.since_arg or b.until_arg):
-        lo = parse_day(arguments.get(b.since_arg)) if b.since_arg else None
-        hi = parse_day(arguments.get(b.until_arg)) if b.until_arg else None
-        new_lo = max(lo, scope.since) if lo and scope.since else (lo or scope.since)
-        new_hi = min(hi, scope.until) if hi and scope.until else (hi or scope.until)
-        if new_lo and new_hi and new_lo > new_hi:
-            return refuse("window", b.since_arg or b.until_arg or "",
-                          "the date range lies outside this task's time window")
-        changed = []
-        for arg, old, day in ((b.since_arg, lo, new_lo), (b.until_arg, hi, new_hi)):
-            if arg and day is not None and old != day:
-                prev = arguments.get(arg)
-                new[arg] = day if isinstance(prev, _dt.date) else day.isoformat()
-                changed.append(arg)
-        if changed:
-            window = f"{scope.since or '…'} to {scope.until or '…'}"
-            note("window", ", ".join(changed), f"date range limited to {window}")
-    return Narrowing(new if found else arguments, tuple(found))
+    n = _Narrower(scope, arguments, schema)
+    try:
+        n.one_of("source", b.source_arg, scope.sources)
+        n.one_of("subject", b.subject_arg, scope.subjects)
+        n.one_of("part", b.part_arg, scope.parts)
+        src = n.new.get(b.source_arg) if b.source_arg else None
+        n.fields(b.fields_arg, scope.fields_for(src if isinstance(src, str) else None))
+        n.window(b.since_arg, b.until_arg)
+    except _Refused as e:
+        return Narrowing(arguments, tuple(n.found), str(e))
+    return Narrowing(n.new if n.found else arguments, tuple(n.found))

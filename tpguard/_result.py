@@ -149,27 +149,48 @@ def inspect_result(
     view = ResultView(payload, table, table.problem)
     if table.problem is not None:
         return view
-    leaves = table.leaves
     texts: dict[int, str] = {}
     drops: set[tuple[int, Any]] = set()
     dropped_nodes: set[int] = set()
     if scope is not None:
-        _whole(view, scope, arguments)
-        marker = None if scope.confidential else _marker_re(scope.markers)
-        records, is_set = _records(table, scope.binding.records_key)
-        in_record = _record_of(table, set(records)) if is_set else {}
-        for r in records:
-            _record(view, table, scope, r, is_set, marker, drops, dropped_nodes, leaves)
-        for i, leaf in enumerate(leaves):
-            if leaf.is_key or in_record.get(leaf.parent, -1) >= 0 or _under(table, leaf, dropped_nodes):
-                continue
-            new = _text(view, scope, leaf, marker)
-            if new is not None:
-                texts[i] = new
-    # atoms: one scan per text as read; rewritten texts are scanned again (only those)
+        _structure(view, table, scope, arguments, texts, drops, dropped_nodes)
     dropped_leaf = set() if deliver_all else _dropped_leaves(table, drops, dropped_nodes)
     whole = view.whole and not deliver_all
+    _atoms(view, table, scan, forbidden_atom, placeholder, texts, dropped_leaf, whole, build, deliver_all)
+    if scope is not None and scope.binding.atom_keys and not whole:
+        _taints(view, table, scope, dropped_leaf, {} if deliver_all else texts)
+    if build and not view.whole:
+        view.filtered = rebuild_filtered(table, texts, drops) if texts or drops else payload
+        if is_json and (texts or drops):
+            view.filtered = dumps(view.filtered)
+        elif is_json:
+            view.filtered = result
+    return view
+
+
+def _structure(view: ResultView, table: LeafTable, scope: AcquisitionScope, arguments: Any,
+               texts: dict[int, str], drops: set[tuple[int, Any]], dropped_nodes: set[int]) -> None:
+    """Whole-result, record, field, part and paragraph verdicts (no atom scanning)."""
+    _whole(view, scope, arguments)
+    marker = None if scope.confidential else _marker_re(scope.markers)
+    records, is_set = _records(table, scope.binding.records_key)
+    in_record = _record_of(table, set(records)) if is_set else {}
+    leaves = table.leaves
+    for r in records:
+        _record(view, table, scope, r, is_set, marker, drops, dropped_nodes, leaves)
     for i, leaf in enumerate(leaves):
+        if leaf.is_key or in_record.get(leaf.parent, -1) >= 0 or _under(table, leaf, dropped_nodes):
+            continue
+        new = _text(view, scope, leaf, marker)
+        if new is not None:
+            texts[i] = new
+
+
+def _atoms(view: ResultView, table: LeafTable, scan: Scan, forbidden_atom: Callable[[Finding], bool],
+           placeholder: Operator, texts: dict[int, str], dropped_leaf: set[int], whole: bool,
+           build: bool, deliver_all: bool) -> None:
+    """One scan per text as read; a text the structure step rewrote is scanned again (only it)."""
+    for i, leaf in enumerate(table.leaves):
         if not leaf.text:
             continue
         found = [f._replace(authorized=not forbidden_atom(f)) for f in scan(leaf.text, leaf.path, True)]
@@ -185,15 +206,6 @@ def inspect_result(
                 texts[i] = rewrite_text(texts.get(i, leaf.text), bad, placeholder)
             for f in bad:
                 view.scope.append(ScopeFinding("atom", leaf.path, f"a {f.atom_type} value outside the scope"))
-    if scope is not None and scope.binding.atom_keys and not whole:
-        _taints(view, table, scope, dropped_leaf, {} if deliver_all else texts)
-    if build and not view.whole:
-        view.filtered = rebuild_filtered(table, texts, drops) if texts or drops else payload
-        if is_json and (texts or drops):
-            view.filtered = dumps(view.filtered)
-        elif is_json:
-            view.filtered = result
-    return view
 
 
 def _whole(view: ResultView, scope: AcquisitionScope, arguments: Any) -> None:
@@ -257,7 +269,7 @@ def _record(view: ResultView, table: LeafTable, scope: AcquisitionScope, r: int,
     if allowed is None:
         return
     ok = {f.casefold() for f in allowed} | {k.casefold() for k in b.structural_keys()}
-    for slot, kind, target, key_leaf in node.children:
+    for slot, kind, target, _ in node.children:
         name = str(slot)
         if name.casefold() in ok:
             continue

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tpguard import AcquisitionScope, Guard, Limits, PolicyKB, ScopeBinding, ToolSpec
+from tpguard import AcquisitionScope, Guard, Limits, PolicyKB, ScopeBinding
 from tpguard.testing import SpanCapture
 
 BINDING = ScopeBinding(subject_arg="patient_id", source_arg="table", part_arg="sheet",
