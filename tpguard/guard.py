@@ -434,8 +434,9 @@ class Guard:
         with their provenance (``call_id``) in the current session; values under the scope's
         ``atom_keys`` are registered as atoms (taint).
 
-        Cost: one walk and one scan of the result, O(size of the result), flat in atoms — a
-        100 KB record set takes milliseconds; plus O(copied containers) when ``redact`` filters.
+        Cost: one walk and one scan per text of the result, O(size of the result), flat in atoms —
+        measured ~0.1 s for a 140 KB JSON set of 800 records (8,000 values), ~9 ms for 140 KB of
+        plain text; plus O(copied containers) when ``redact`` filters.
         """
         return self._decide_result(self.tool_spec(tool), arguments, result, mode or self.mode, call_id)
 

@@ -133,3 +133,15 @@ def test_content_and_artifact_are_both_filtered(tpguard_spans: SpanCapture) -> N
     message = seen(model, 1)
     assert json.loads(str(message.content)) == [{"id": "v1", "patient": "P-1", "name": "Ann Lee"}]
     assert message.artifact == [{"id": "v1", "patient": "P-1", "name": "Ann Lee"}]
+
+
+def test_the_docs_snippet_runs(tmp_path: Path) -> None:
+    """docs/acquisition-guard.md's five lines, executed against the scenario's backend."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "acquisition-guard.md").read_text()
+    snippet = doc.split("```python\n", 1)[1].split("```", 1)[0]
+    backend = Backend(tmp_path / "docs.sqlite")
+    model = ScriptedChatModel([[{"name": "query_records", "args": {"fields": "*"}, "id": "q1"}], "done"])
+    query_records = make_tools(backend)[0]
+    exec(snippet, {"query_records": query_records, "model": model, "create_agent": create_agent})
+    assert backend.received == [("query_records", {"fields": "name, phone", "patient_id": "P-1"})]
+    assert [r["patient"] for r in json.loads(str(seen(model, 1).content))] == ["P-1", "P-1"]
