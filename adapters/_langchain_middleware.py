@@ -3,8 +3,11 @@
 Thin by design (STYLE §5): it resolves the tool's spec, drops injected arguments, asks
 :meth:`Guard.intercept` and acts on the decision — ``audit`` calls the tool unchanged, a block
 returns an error ``ToolMessage`` without calling the tool, ``redact`` calls the tool with the
-rewritten arguments. The middleware sees the model's *raw* arguments (before LangChain validates
-them); ``@purpose_bound`` on the tool itself sees the validated ones.
+rewritten (or, for a tool with an acquisition scope, narrowed) arguments. The tool's
+``ToolMessage`` then passes :meth:`Guard.check_result` on the same span: its text content and
+artifact are filtered in ``redact``, and a withheld result reaches the model as an error
+``ToolMessage`` with the guard's message. The middleware sees the model's *raw* arguments (before
+LangChain validates them); ``@purpose_bound`` on the tool itself sees the validated ones.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
-from tpguard.guard import Decision, Guard
+from tpguard.guard import Decision, Guard, Interception
 from tpguard.policy import ToolSpec
 
 from ._langchain_args import as_spec, injected_keys, model_arguments, tool_schema
@@ -83,7 +86,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
         with self.guard.intercept(spec, arguments, call_id=call_id) as call:
             if call.decision.blocked:
                 return _blocked_message(request, call.decision)
-            return handler(_apply(request, call.decision))
+            return _filtered(request, call, handler(_apply(request, call.decision)))
 
     async def awrap_tool_call(
         self, request: ToolCallRequest, handler: Callable[[ToolCallRequest], Awaitable[Result]]
@@ -94,7 +97,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
         with self.guard.intercept(spec, arguments, call_id=call_id) as call:
             if call.decision.blocked:
                 return _blocked_message(request, call.decision)
-            return await handler(_apply(request, call.decision))
+            return _filtered(request, call, await handler(_apply(request, call.decision)))
 
     # -- helpers ---------------------------------------------------------------------------------
     def spec_for(self, tool_name: str, tool: Any = None) -> ToolSpec:
@@ -134,6 +137,37 @@ def _apply(request: ToolCallRequest, decision: Decision) -> ToolCallRequest:
         return request
     args = {**request.tool_call.get("args", {}), **decision.arguments}
     return request.override(tool_call={**request.tool_call, "args": args})
+
+
+def _filtered(request: ToolCallRequest, call: Interception, result: Result) -> Result:
+    """The tool's ``ToolMessage`` through the result stage: its text content (a string, or each
+    text block) and its artifact; a withheld result becomes an error ``ToolMessage`` with the
+    guard's message. A ``Command`` passes as it is (its messages are the tool's own state update)."""
+    if not isinstance(result, ToolMessage):
+        return result
+    content: Any = result.content
+    if isinstance(content, str):
+        content = call.check_result(content)
+    elif isinstance(content, list):
+        content = [_filtered_block(call, b) for b in content]
+    withheld = next((d for d in call.results if d.blocked), None)
+    artifact = result.artifact
+    if withheld is None and artifact is not None:
+        artifact = call.check_result(artifact)
+        withheld = next((d for d in call.results if d.blocked), None)
+    if withheld is not None:
+        return _blocked_message(request, withheld)
+    if not call.results or all(d.action == "allow" for d in call.results):
+        return result
+    return result.model_copy(update={"content": content, "artifact": artifact})
+
+
+def _filtered_block(call: Interception, block: Any) -> Any:
+    if isinstance(block, str):
+        return call.check_result(block)
+    if isinstance(block, Mapping) and block.get("type") == "text" and isinstance(block.get("text"), str):
+        return {**block, "text": call.check_result(block["text"])}
+    return block
 
 
 def _blocked_message(request: ToolCallRequest, decision: Decision) -> ToolMessage:

@@ -8,6 +8,11 @@ are unchanged). The subclass overrides two call paths and nothing else:
 * ``_run`` / ``_arun`` receive the arguments *after* LangChain validated them against the args
   schema, drop injected arguments, and call :meth:`Guard.intercept` around the real ``_run``.
 
+What ``_run`` returns passes :meth:`Guard.check_result` on the same span (the acquisition stage):
+filtered in ``redact``, a withheld result is raised as :class:`ToolCallWithheld` like a withheld call; with ``response_format=
+"content_and_artifact"`` both the content and the artifact are checked. A request narrowed to the
+tool's acquisition scope reaches ``_run`` with the narrowed arguments (added ones included).
+
 A withheld call raises :class:`ToolCallWithheld` (a ``ToolException``); the copy's
 ``handle_tool_error`` turns exactly that exception into the tool's result, so in an agent the model
 gets a ``ToolMessage(status="error")`` carrying the guard's message and the run continues. The
@@ -25,7 +30,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool, ToolException
 
-from tpguard.guard import Decision, Guard
+from tpguard.guard import Decision, Guard, Interception
 from tpguard.policy import Sink, ToolSpec
 
 from ._langchain_args import config_params, injected_keys, model_arguments, spec_for_tool
@@ -128,10 +133,12 @@ def _guarded_class(
             with guard.intercept(spec, arguments, call_id=_CALL_ID.get()) as call:
                 if not call.decision.blocked:
                     a, kw = _rewritten(call.decision, names, args, kwargs)
-                    return orig_run(self, *a, **kw)
+                    out = _returned(self, call, orig_run(self, *a, **kw))
+                    if not _result_withheld(call):
+                        return out
         finally:
             _ACTIVE.reset(token)
-        raise ToolCallWithheld(call.decision)
+        raise ToolCallWithheld(call.result_decision or call.decision)
 
     ns.update(run=functools.update_wrapper(run, base.run),
               arun=functools.update_wrapper(arun, base.arun),
@@ -151,10 +158,12 @@ def _guarded_class(
                 with guard.intercept(spec, arguments, call_id=_CALL_ID.get()) as call:
                     if not call.decision.blocked:
                         a, kw = _rewritten(call.decision, names, args, kwargs)
-                        return await orig_arun(self, *a, **kw)
+                        out = _returned(self, call, await orig_arun(self, *a, **kw))
+                        if not _result_withheld(call):
+                            return out
             finally:
                 _ACTIVE.reset(token)
-            raise ToolCallWithheld(call.decision)
+            raise ToolCallWithheld(call.result_decision or call.decision)
 
         ns["_arun"] = functools.update_wrapper(_arun, orig_arun)
     meta: Any = type(base)  # pydantic's model metaclass
@@ -187,4 +196,19 @@ def _rewritten(
     new = decision.arguments
     positional = tuple(new.get(n, a) for n, a in zip(names, args, strict=True))
     keywords = {k: (new[k] if k in new else v) for k, v in kwargs.items()}
+    keywords.update({k: v for k, v in new.items() if k not in keywords and k not in names})  # narrowed
     return positional, keywords
+
+
+def _result_withheld(call: Interception) -> bool:
+    return any(d.blocked for d in call.results)
+
+
+def _returned(tool: BaseTool, call: Interception, result: Any) -> Any:
+    """The tool's output through the result stage; ``content_and_artifact`` checks both parts
+    (either withheld withholds the result: the model gets an error ``ToolMessage``)."""
+    if tool.response_format == "content_and_artifact" and isinstance(result, tuple) and len(result) == 2:
+        content = call.check_result(result[0])
+        artifact = call.check_result(result[1]) if result[1] is not None and not _result_withheld(call) else None
+        return content, artifact
+    return call.check_result(result)

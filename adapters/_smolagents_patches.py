@@ -2,7 +2,8 @@
 
 * ``Tool.__call__`` — every tool call of every agent (``ToolCallingAgent`` calls the instance,
   ``CodeAgent``'s local executor calls ``type(tool).__call__``; both resolve to ``Tool.__call__``
-  unless a subclass overrides it). Audit only: the tool always runs with its own arguments.
+  unless a subclass overrides it). Audit only: the tool always runs with its own arguments, and
+  its output is recorded (``tpguard.result.*``, atom provenance) and returned unchanged.
 * ``ToolCallingAgent.process_tool_calls`` — notes the model's tool-call ids (and the caller's
   context) before the calls run, possibly on a thread pool;
 * ``ToolCallingAgent.execute_tool_call`` — claims the id of the call it executes and exposes it
@@ -114,7 +115,9 @@ def wrap_tool_call(
         except Exception:  # a bad call fails in the tool as before; audit what was passed
             arguments = {EXTRA_POSITIONAL: list(args), **kwargs}
         with guard.intercept(spec, arguments, call_id=current_call_id(),
-                             tracer_provider=tracer_provider):
-            return original(self, *args, sanitize_inputs_outputs=sanitize_inputs_outputs, **kwargs)
+                             tracer_provider=tracer_provider) as call:
+            out = original(self, *args, sanitize_inputs_outputs=sanitize_inputs_outputs, **kwargs)
+            call.check_result(out)  # audit: recorded on the span (and provenance), never changed
+            return out
 
     return __call__

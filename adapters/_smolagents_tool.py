@@ -45,7 +45,7 @@ def _guarded_forward(
             if call.decision.blocked:
                 return call.decision.message
             new_args, new_kwargs = bound.call_args(call.arguments)
-            return original(*new_args, **new_kwargs)
+            return call.check_result(original(*new_args, **new_kwargs))
 
     try:
         forward.__signature__ = inspect.signature(original)  # type: ignore[attr-defined]
@@ -70,7 +70,11 @@ def guard_tool(
     registers a :class:`~tpguard.ToolSpec` (input schema from ``tool.inputs``) on the guard. The
     original tool is left untouched. Mode behaviour: ``audit`` passes everything, ``enforce``
     returns the guard's refusal message instead of calling the tool, ``redact`` calls the tool with
-    the rewritten arguments. One ``execute_tool`` span per call (with ``gen_ai.tool.call.id`` when
+    the rewritten arguments. With an acquisition scope (``ToolSpec.scope`` or
+    ``guard.session(scopes=...)``), ``enforce``/``redact`` narrow the request first, and the tool's
+    output passes :meth:`~tpguard.Guard.check_result` — filtered in ``redact``, replaced by the
+    guard's message when ``enforce`` withholds it — before the agent (either kind, generated code
+    included) sees it. One ``execute_tool`` span per call (with ``gen_ai.tool.call.id`` when
     :class:`SmolagentsInstrumentor` is active and the agent provides an id).
 
     Also installs context propagation into ``CodeAgent``'s code-execution thread (see

@@ -7,6 +7,7 @@ The public API::
     from tpguard import Detector, Finding                      # detection
     from tpguard import Guard, Decision, GuardViolation        # decisions and modes
     from tpguard import Limits                                 # what the guard reads, at most
+    from tpguard import AcquisitionScope, ScopeBinding         # what a tool may return (acquisition)
     from tpguard import purpose_bound                          # decorator for tools and callables
 """
 
@@ -20,8 +21,10 @@ from .detection import Detector, Finding
 from .errors import GuardViolation, PolicyError
 from .guard import Decision, Guard
 from .policy import Authorization, PolicyKB, PrivateAtom, Rule, ToolSpec
+from .scope import AcquisitionScope, ScopeBinding, ScopeFinding
 
 __all__ = [
+    "AcquisitionScope",
     "Authorization",
     "Decision",
     "Detector",
@@ -33,6 +36,8 @@ __all__ = [
     "PolicyKB",
     "PrivateAtom",
     "Rule",
+    "ScopeBinding",
+    "ScopeFinding",
     "ToolSpec",
     "__version__",
     "purpose_bound",

@@ -14,15 +14,22 @@ Authorization of a session atom is resolved against the policy's own resolver
 its type's rules) — never by copying the policy. Code that hands work to a new thread must copy the
 context (``contextvars.copy_context().run``); the framework adapters do this where the framework
 does not.
+
+Acquisition (seed ``001_*`` §3, §6): a session may bind per-tool :class:`~tpguard.scope.AcquisitionScope`s
+(the task's minimum scope; they override the policy's ``ToolSpec.scope`` and are seen by inner
+sessions), and it keeps the *provenance* of every atom that arrived in a tool result — ``(tool,
+call id)`` — registering values found under a scope's ``atom_keys`` as new atoms (taint), so the
+purpose-bound argument checks apply to them downstream. Tainted atoms get value-free ids
+(``records.phone#1``) and are deduplicated by (type, case-folded value).
 """
 
 from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ._normalize import normalize
 from .detection import MEMO_LEN, Detector, Finding
@@ -31,8 +38,16 @@ from .redaction import PlaceholderOperator
 
 if TYPE_CHECKING:
     from .policy import Access, ToolSpec
+    from .scope import AcquisitionScope
 
-__all__ = ["BaseLayer", "Session", "current_session"]
+__all__ = ["BaseLayer", "Provenance", "Session", "current_session"]
+
+
+class Provenance(NamedTuple):
+    """Where an atom arrived from: the tool whose result carried it, and that call's id."""
+
+    tool: str
+    call_id: str | None
 
 _Layer = tuple[Detector, frozenset[str]]
 
@@ -66,6 +81,7 @@ class Session:
         make_overlay: Callable[[Iterable[PrivateAtom]], Detector],
         session_id: str | None = None,
         parent: Session | None = None,
+        scopes: Mapping[str, AcquisitionScope] | None = None,
     ) -> None:
         self.id = session_id or uuid.uuid4().hex[:16]
         self.guard_id = guard_id
@@ -81,6 +97,9 @@ class Session:
         self._policy: tuple[tuple[_Layer | None, ...], PolicyKB] | None = None
         self._placeholders: dict[str, str] = {}
         self._counters: dict[str, int] = {}
+        self._scopes: dict[str, AcquisitionScope] = dict(scopes or {})
+        self._provenance: dict[str, list[Provenance]] = {}
+        self._tainted: dict[tuple[str, str], str] = {}
         #: (atom id, (tool, purpose, sink)) → Access; reset whenever this session's atoms change
         self.access_cache: dict[tuple[str, tuple[str, str, str]], Access] = {}
 
@@ -200,6 +219,52 @@ class Session:
     @property
     def atoms(self) -> tuple[PrivateAtom, ...]:
         return self.policy.atoms
+
+    # -- acquisition: scopes, provenance and taint ---------------------------------------------
+    def scope_for(self, spec: ToolSpec) -> AcquisitionScope | None:
+        """The tool's scope: bound in this session or an outer one, else the policy's. O(depth)."""
+        s: Session | None = self
+        while s is not None:
+            scope = s._scopes.get(spec.name)
+            if scope is not None:
+                return scope
+            s = s._parent
+        return spec.scope
+
+    def bind_scopes(self, scopes: Mapping[str, AcquisitionScope]) -> None:
+        with self._lock:
+            self._scopes.update(scopes)
+
+    def record_provenance(self, atom_id: str, tool: str, call_id: str | None) -> None:
+        with self._lock:
+            seen = self._provenance.setdefault(atom_id, [])
+            where = Provenance(tool, call_id)
+            if where not in seen:
+                seen.append(where)
+
+    def provenance(self, atom_id: str) -> tuple[Provenance, ...]:
+        """Every tool result (tool, call id) the atom arrived in, in this session or outer ones."""
+        out: list[Provenance] = []
+        s: Session | None = self
+        while s is not None:
+            out.extend(p for p in s._provenance.get(atom_id, ()) if p not in out)
+            s = s._parent
+        return tuple(out)
+
+    def taint(self, atom_type: str, value: str, key: str, tool: str, call_id: str | None) -> str:
+        """Register ``value`` (found under result key ``key``) as an atom of ``atom_type`` with its
+        provenance; returns its id (the same id for the same type and value). O(1) amortized."""
+        norm = (atom_type, " ".join(value.casefold().split()))
+        with self._lock:
+            atom_id = self._tainted.get(norm)
+            new = atom_id is None
+            if atom_id is None:
+                atom_id = f"{tool}.{key}#{len(self._tainted) + 1}"
+                self._tainted[norm] = atom_id
+        if new:
+            self.register(PrivateAtom(id=atom_id, type=atom_type, value=value))
+        self.record_provenance(atom_id, tool, call_id)
+        return atom_id
 
     def placeholder(self, finding: Finding) -> str:
         with self._lock:

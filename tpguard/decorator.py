@@ -45,7 +45,9 @@ def purpose_bound(
     first argument. The result keeps the tool's name, description and signature/args schema.
 
     For plain callables a blocked call raises :class:`GuardViolation` (``on_block="raise"``) or
-    returns the guard's message as the result (``on_block="return"``).
+    returns the guard's message as the result (``on_block="return"``). What the function returns
+    passes :meth:`Guard.check_result` (the acquisition stage): filtered in ``redact``, replaced by
+    the guard's message when withheld, unchanged otherwise.
     """
     options: dict[str, Any] = {"purpose": purpose, "sink": sink, "free_text": tuple(free_text), "guard": guard,
                "name": name}
@@ -114,7 +116,7 @@ def _wrap_callable(
                 if call.decision.blocked:
                     return blocked(call.decision)
                 b = rebound(bound, call.arguments)
-                return await fn(*b.args, **b.kwargs)
+                return call.check_result(await fn(*b.args, **b.kwargs))
 
         wrapper: Any = async_wrapper
     else:
@@ -126,7 +128,7 @@ def _wrap_callable(
                 if call.decision.blocked:
                     return blocked(call.decision)
                 b = rebound(bound, call.arguments)
-                return fn(*b.args, **b.kwargs)
+                return call.check_result(fn(*b.args, **b.kwargs))
 
         wrapper = sync_wrapper
     wrapper.__signature__ = sig

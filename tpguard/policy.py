@@ -30,6 +30,8 @@ from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ._policy_rules import policy_problems as _policy_problems
 
+from .scope import AcquisitionScope  # acquisition stage (issue 10): ToolSpec.scope
+
 __all__ = [
     "SINKS",
     "Access",
@@ -119,6 +121,9 @@ class ToolSpec(_Model):
         default=None, validation_alias=AliasChoices("input_schema", "schema")
     )
     description: str = ""
+    # -- acquisition stage (issue 10) --
+    #: what the tool may return for its purpose; a session's ``scopes=`` overrides it per task
+    scope: AcquisitionScope | None = None
 
     @field_validator("sink", mode="before")
     @classmethod

@@ -7,12 +7,16 @@ finding is also one ``tpguard.finding`` event (ids, types, paths, offsets — no
 ``max_events`` per span (default 16, ``None`` = uncapped); ``tpguard.finding.events_dropped`` says
 how many were left out. Forbidden findings get events first. Nothing is rendered for a span that
 is not recording; paths are display paths (a key that is an atom shows as its placeholder).
+
+The same span covers the result stage (issue 10): :func:`record_result` sets ``tpguard.result.*``
+(decision, counts, scope dimensions, atom ids and types) and one ``tpguard.result.finding`` event
+per out-of-scope item (dimension, path, a value-free description), capped like finding events.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
@@ -25,7 +29,8 @@ if TYPE_CHECKING:
     from ..policy import ToolSpec
     from .content import ContentPolicy
 
-__all__ = ["DEFAULT_FINDING_EVENTS", "record_decision", "record_error", "start_tool_span"]
+__all__ = ["DEFAULT_FINDING_EVENTS", "record_decision", "record_error", "record_result",
+           "start_tool_span"]
 
 #: ``tpguard.finding`` events per span unless the guard says otherwise
 DEFAULT_FINDING_EVENTS = 16
@@ -121,11 +126,49 @@ def _summary(decision: Decision) -> dict[str, Any]:
         attrs[A.TPGUARD_FINDINGS_TYPES] = sorted({f.atom_type for f in findings})
         attrs[A.TPGUARD_FINDINGS_METHODS] = sorted({f.method for f in findings})
         attrs[A.TPGUARD_FINDINGS_FIELDS] = sorted({f.path for f in findings})
+    if decision.scope:
+        attrs[A.TPGUARD_SCOPE_DIMENSIONS] = sorted({f.dimension for f in decision.scope})
+        attrs[A.TPGUARD_SCOPE_ARGUMENTS] = sorted({f.path for f in decision.scope})
     if decision.session_id:
         attrs[A.TPGUARD_SESSION_ID] = decision.session_id
     if decision.error:
         attrs[A.TPGUARD_ERROR] = decision.error
     return attrs
+
+
+_SEVERITY = {"allow": 0, "redact": 1, "block": 2}
+
+
+def record_result(span: Span, decisions: Sequence[Decision],
+                  max_events: int | None = DEFAULT_FINDING_EVENTS) -> None:
+    """``tpguard.result.*`` over every result checked in this call (content and artifact are two),
+    the last call's events added. O(findings); nothing when the span is not recording."""
+    if not span.is_recording() or not decisions:
+        return
+    scope = [f for d in decisions for f in d.scope]
+    findings = [f for d in decisions for f in d.findings]
+    worst = max(decisions, key=lambda d: _SEVERITY[d.action])
+    attrs: dict[str, Any] = {
+        A.TPGUARD_RESULT_DECISION: worst.action,
+        A.TPGUARD_RESULT_SCOPE_COUNT: len(scope),
+        A.TPGUARD_RESULT_SCOPE_DIMENSIONS: sorted({f.dimension for f in scope}),
+        A.TPGUARD_RESULT_FINDING_COUNT: len(findings),
+        A.TPGUARD_RESULT_ATOM_IDS: sorted({f.atom_id for f in findings}),
+        A.TPGUARD_RESULT_ATOM_TYPES: sorted({f.atom_type for f in findings}),
+        A.TPGUARD_RESULT_FORBIDDEN_ATOM_TYPES: sorted({f.atom_type for f in findings if f.authorized is False}),
+    }
+    errors = sorted({d.error for d in decisions if d.error})
+    if errors:
+        attrs[A.TPGUARD_RESULT_ERROR] = errors
+    last = decisions[-1].scope
+    events = last if max_events is None else last[:max_events]
+    if len(events) < len(last):
+        attrs[A.TPGUARD_RESULT_EVENTS_DROPPED] = len(last) - len(events)
+    span.set_attributes(attrs)
+    for f in events:
+        span.add_event(A.TPGUARD_RESULT_EVENT, {A.RESULT_DIMENSION: f.dimension,
+                                                A.RESULT_PATH: f.path,
+                                                A.RESULT_DESCRIPTION: f.description})
 
 
 def record_error(span: Span, exc: BaseException) -> None:
