@@ -42,7 +42,7 @@ def test_sinks_keep_the_paper_ordering_and_a_loose_bound(subset: dict[str, Any])
     assert 88.0 <= row["GoldArg"] <= 95.0 and row["Task"] >= 92.0
     # the low-risk transition stays low where it is observed, the risky ones risky
     assert rows[("transition", "record → ticket", "RiskyTransitionRate")].fitted >= 85.0
-    assert rows[("domain", "Table 10 domains", "Spearman ρ (FOR)")].fitted >= 0.6
+    assert rows[("domain", "Table B.12 domains", "Spearman ρ (FOR)")].fitted >= 0.6
 
 
 def test_command_json_has_every_row_and_check_exits_by_tolerance() -> None:

@@ -1,7 +1,7 @@
 """Fitted vs paper: the rows ``tpguard bench calibrate`` prints (targets in :mod:`._paper`).
 
 Tolerances (issue 12): ≤ 3 points per sink and per free-text field, the paper's ordering of the
-sinks, Spearman ρ ≥ 0.8 between the paper's and the fitted FOR of Table 10's domains; overall
+sinks, Spearman ρ ≥ 0.8 between the paper's and the fitted FOR of Table B.12's 23 domains; overall
 values inside Table 8's range across its nine models (FOR within 3 points of its mean for the
 ``default`` profile). Transition rows hold RiskyTransitionRate within 10 points when at least
 10 transitions of the type were observed. Rows marked ``info`` are shown for reading, not judged.
@@ -132,7 +132,7 @@ def _domains(scores: Sequence[CaseScore]) -> list[CalRow]:
             paper.append(p_for)
             fitted.append(r["FOR"])
     rho = spearman(paper, fitted) if len(paper) == len(DOMAIN_FOR) else None
-    out.append(CalRow("domain", "Table 10 domains", "Spearman ρ (FOR)", 1.0, rho,
+    out.append(CalRow("domain", "Table B.12 domains", "Spearman ρ (FOR)", 1.0, rho,
                       f"≥ {SPEARMAN_MIN}", rho is not None and rho >= SPEARMAN_MIN))
     return out
 
