@@ -11,8 +11,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -176,17 +176,25 @@ def breakdown(scores: Iterable[CaseScore], by: str) -> dict[str, dict[str, Any]]
     return {k: {**_rates(v), "n_cases": len(cases[k])} for k, v in sorted(acc.items())}
 
 
-def _per_case(s: CaseScore, metric: str) -> float | None:
-    return s.values()[metric]
+class PairedScore(Protocol):
+    """What a paired comparison reads of a per-case score (``CaseScore``, ``AcqScore``)."""
+
+    agent: str
+    suite: str
+    guard: str
+    case_id: str
+
+    def values(self) -> Mapping[str, float | None]: ...
 
 
 def compare_guards(
-    scores: Iterable[CaseScore], *, baseline: str = "off",
+    scores: Iterable[PairedScore], *, baseline: str = "off",
     metrics: Sequence[str] = ("TaskSuccess", "FOR", "SWLR", "FreeTextFOR", "MT-POI", "SMTC"),
     n_resamples: int = 9999, seed: int = 0,
 ) -> list[dict[str, Any]]:
-    """Paired sign-flip tests of each guard vs ``baseline`` on the same (agent, suite, case)."""
-    table: dict[tuple[str, str, str], dict[str, CaseScore]] = {}
+    """Paired sign-flip tests of each guard vs ``baseline`` on the same (agent, suite, case);
+    for 0/1 outcomes this is the exact McNemar test (zero differences carry no sign)."""
+    table: dict[tuple[str, str, str], dict[str, PairedScore]] = {}
     for s in scores:
         table.setdefault((s.agent, s.suite, s.guard), {})[s.case_id] = s
     out = []
@@ -198,7 +206,7 @@ def compare_guards(
         for metric in metrics:
             diffs = []
             for cid in common:
-                a, b = _per_case(by_case[cid], metric), _per_case(base[cid], metric)
+                a, b = by_case[cid].values()[metric], base[cid].values()[metric]
                 diffs.append(None if a is None or b is None else a - b)
             test = sign_flip_test(diffs, n_resamples=n_resamples, seed=seed)
             out.append({"agent": agent, "suite": suite, "guard": guard, "baseline": baseline,

@@ -27,7 +27,8 @@ from typing import Any
 import numpy as np
 from scipy.stats import norm
 
-from .._stats import bootstrap_means, percentile_ci, resample_indices, sign_flip_test
+from .._aggregate import compare_guards
+from .._stats import bootstrap_means, percentile_ci, resample_indices
 from ._evidence import BEHAVIOURS
 from ._score import JOINT_CLASSES, NAMED_OUTCOMES, AcqScore
 
@@ -167,18 +168,6 @@ def compare_acquisition(
     """Each guard against ``baseline`` on the same (agent, suite, case): a paired sign-flip test
     on the per-case differences (percentage points). For 0/1 outcomes this is the exact
     McNemar test: zero differences carry no sign, so only the discordant cases count."""
-    table: dict[tuple[str, str, str], dict[str, AcqScore]] = {}
-    for s in scores:
-        table.setdefault((s.agent, s.suite, s.guard), {})[s.case_id] = s
-    out = []
-    for (agent, suite, guard), by_case in sorted(table.items()):
-        base = table.get((agent, suite, baseline))
-        if guard == baseline or base is None:
-            continue
-        pairs = [(by_case[c].values(), base[c].values()) for c in sorted(set(by_case) & set(base))]
-        for metric in metrics:
-            diffs = [_diff(a[metric], b[metric]) for a, b in pairs]
-            test = sign_flip_test(diffs, n_resamples=n_resamples, seed=seed)
-            out.append({"agent": agent, "suite": suite, "guard": guard, "baseline": baseline,
-                        "metric": metric, "test": "sign-flip (exact McNemar for 0/1)", **test})
-    return out
+    rows = compare_guards(scores, baseline=baseline, metrics=metrics, n_resamples=n_resamples,
+                          seed=seed)
+    return [{**r, "test": "sign-flip (exact McNemar for 0/1)"} for r in rows]
