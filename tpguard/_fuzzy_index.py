@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Mapping
 
 from rapidfuzz import fuzz
 
@@ -137,8 +138,15 @@ class FuzzyIndex:
             near = self._near[word] = tuple(found)
         return near
 
-    def scan(self, s: str, emit: Callable[[int, int, int, float], None]) -> None:
-        """Call ``emit(idx, norm_start, norm_end, score)`` for every fuzzy occurrence in ``s``."""
+    def scan(self, s: str, emit: Callable[[int, int, int, float], None],
+             known: Mapping[int, int] | None = None) -> None:
+        """Call ``emit(idx, norm_start, norm_end, score)`` for every fuzzy occurrence in ``s``.
+
+        ``known`` counts the occurrences of an atom the exact keys already found: an atom with
+        no more candidate places than that has nothing left to find (each place is one of its
+        exact occurrences), so its candidates are not aligned — the common case of a name
+        written correctly costs no alignment. One more place than exact occurrences, and every
+        place of that atom is aligned."""
         ws = words(s)
         vocab = self._vocab
         hits: dict[tuple[int, int], set[int]] = {}
@@ -151,6 +159,9 @@ class FuzzyIndex:
                     for wid in near(w):
                         for idx in self._singles.get(wid, ()):
                             hits.setdefault((idx, i), set()).add(0)
+        if hits and known:
+            places = Counter(idx for idx, _ in hits)
+            hits = {k: v for k, v in hits.items() if places[k[0]] > known.get(k[0], 0)}
         if hits:
             self._verify(s, hits, emit)
 

@@ -59,6 +59,21 @@ def is_detectable(value: str) -> bool:
     return len(normalize_key(value)) >= _MIN_KEY
 
 
+def _occurrences(raw: list) -> dict[int, int]:
+    """Per atom, how many separate places of the text its matches so far cover (overlapping
+    matches — a value and an alias inside it — are one place). O(matches log matches)."""
+    out: dict[int, int] = {}
+    last_atom, last_end = -1, -1
+    for r in sorted(raw):  # (atom, start, …, end at index 5)
+        if r[0] != last_atom or r[1] >= last_end:
+            out[r[0]] = out.get(r[0], 0) + 1
+            last_end = r[5]
+        else:
+            last_end = max(last_end, r[5])
+        last_atom = r[0]
+    return out
+
+
 def _swapped_names(value: str) -> tuple[str, ...]:
     """``Gonzalez, Maria`` and ``Gonzalez Maria`` for a person-like value: 2–3 capitalized words
     of letters only (``Maria Gonzalez``, ``Anne-Marie de Wit`` is not: ``de`` is lower case)."""
@@ -268,7 +283,7 @@ class Detector:
                 return
             raw.append((idx, o_start, o_start - o_end, priority, "fuzzy", o_end, score))
 
-        self._fuzzy.scan(norm.text, emit)
+        self._fuzzy.scan(norm.text, emit, _occurrences(raw))
 
     def _resolve(self, raw: list, path: str, free_text: bool) -> list[Finding]:
         """One finding per atom occurrence: overlapping matches of an atom keep the best one.

@@ -29,7 +29,6 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ._policy_rules import policy_problems as _policy_problems
-
 from .scope import AcquisitionScope  # acquisition stage (issue 10): ToolSpec.scope
 
 __all__ = [
