@@ -24,9 +24,12 @@ from ._common import fail, out_console
 __all__ = ["run"]
 
 _SHOW = ("TaskSuccess", "FOR", "SWLR", "FreeTextFOR", "MT-POI", "SMTC")
+_ACQ_SHOW = ("TCR", "CER", "HCER", "OLR", "PLR", "HPLR")  # acquisition rows (seed 001)
 _ROW_KEYS = ("agent", "guard", "suite", "n", "n_total", "errors", "error_rate", "error_types",
              "Task", "Workflow", "GoldArg", "TaskSuccess", "FOR", "SWLR", "ToolFOR", "LTCR",
              "FreeTextFOR", "FTSlotRate", "MidFOR", "MT-POI", "SMTC")
+_ACQ_ROW_KEYS = ("agent", "guard", "suite", "family", "n", "n_total", "errors", "error_rate",
+                 "error_types", *_ACQ_SHOW, "DeltaC", "DeltaP", "CERPositiveProbe", "ci")
 
 
 def _split(option: str, value: str | None, default: tuple[str, ...]) -> list[str]:
@@ -141,7 +144,8 @@ def run(
     rows = result.summary["rows"]
     _print_errors(rows)
     if as_json:
-        typer.echo(json.dumps([{k: r.get(k) for k in _ROW_KEYS} for r in rows], indent=1))
+        typer.echo(json.dumps([{k: r.get(k) for k in (_ACQ_ROW_KEYS if r.get("family") == "acquisition"
+                                                      else _ROW_KEYS)} for r in rows], indent=1))
     else:
         _print_table(rows, suite, result.executed, result.skipped, result.retried)
         con = out_console()
@@ -166,10 +170,11 @@ def _print_table(rows: list[dict[str, Any]], suite: str, executed: int, skipped:
                  retried: int) -> None:
     again = f" ({retried} errored before, run again)" if retried else ""
     table = Table(title=f"{suite}: {executed} runs executed{again}, {skipped} resumed")
-    for col in ("agent", "guard", "n", "errors", *_SHOW):
+    show = _ACQ_SHOW if rows and all(r.get("family") == "acquisition" for r in rows) else _SHOW
+    for col in ("agent", "guard", "n", "errors", *show):
         table.add_column(col, justify="right" if col not in ("agent", "guard") else "left")
     for row in rows:
-        cells = [f"{row[k]:.1f}" if isinstance(row.get(k), float) else "–" for k in _SHOW]
+        cells = [f"{row[k]:.1f}" if isinstance(row.get(k), float) else "–" for k in show]
         errors = f"[red]{row['errors']}[/]" if row.get("errors") else "0"
         table.add_row(escape(row["agent"]), escape(row["guard"]), str(row["n"]), errors, *cells)
     out_console().print(table)
