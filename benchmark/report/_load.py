@@ -49,6 +49,11 @@ class RunData:
     acq_records: list[dict[str, Any]] = field(default_factory=list)  # scored acquisition case-runs
 
     @property
+    def legacy(self) -> bool:
+        """Whether the run has ToolPrivacyBench rows (an acquisition-only run has none)."""
+        return bool(self.summary.get("rows"))
+
+    @property
     def configs(self) -> list[tuple[str, str, str]]:
         """``(agent, guard, suite)`` of every summary row, in summary order."""
         return [(r["agent"], r["guard"], r["suite"]) for r in self.summary.get("rows", [])]
@@ -175,6 +180,8 @@ def load_cases(data: RunData) -> tuple[dict[tuple[str, str], Case], list[str]]:
     notes: list[str] = []
     wanted = {(str(r.get("suite", "")), str(r.get("case_id", ""))) for r in data.records}
     for name in _suite_names(data.run, data.records):
+        if name == "acquisition":  # its own case type; its section needs no cases
+            continue
         try:
             suite = load_suite(name, source=Path(source) if source else None, seed=seed)
         except Exception as e:  # the report must still build without the cases
