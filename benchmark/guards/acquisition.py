@@ -66,7 +66,7 @@ _DESCRIPTIONS = {
 def _spec(tool: str) -> ToolSpec:
     from ..cases.acquisition import TOOLS
 
-    return ToolSpec(name=tool, sink=_SINKS.get(tool, "external"),  # type: ignore[arg-type]
+    return ToolSpec(name=tool, sink=_SINKS.get(tool, "external"),
                     input_schema=TOOLS[tool]["input_schema"])
 
 

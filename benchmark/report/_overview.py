@@ -148,7 +148,8 @@ def acquisition_overview(data: RunData) -> list[str]:
     """An acquisition-only run's opening (seed ``001_*``): what was run, one sentence per guard and
     agent on CER, PLR and TCR against ``off``, and where the details are."""
     rows = _acq_rows(data)
-    cfg = data.run.get("config") if isinstance(data.run.get("config"), dict) else {}
+    raw = data.run.get("config")
+    cfg: dict[str, Any] = raw if isinstance(raw, dict) else {}
     agents = list(dict.fromkeys(r["agent"] for r in rows))
     guards = list(dict.fromkeys(r["guard"] for r in rows))
     seed = f"seed {cfg.get('seed', 0)}"

@@ -121,7 +121,7 @@ def execute_acq_case(
 ) -> dict[str, Any]:
     """Run and score one acquisition case-run; the record's ``error`` is ``None`` when measured."""
     from ..agents.acquisition import make_acq_agent, run_case
-    from ..metrics.acquisition import AcqEvidence, as_items, score_acquisition
+    from ..metrics.acquisition import AcqEvidence, as_items, as_observations, score_acquisition
 
     started = time.perf_counter()
     record = _record(case, agent_spec, guard.name, seed)
@@ -148,7 +148,7 @@ def execute_acq_case(
     try:
         ev = AcqEvidence(
             case_id=case.id, domain=case.domain, behaviour=case.behaviour, completed=run.completed,
-            observations=[(o.tool, o.content) for o in run.observations],
+            observations=as_observations((o.tool, o.content) for o in run.observations),
             k_acq=as_items(case.k_acq), k_disc=as_items(case.k_disc),
             response=run.final_answer or "", probe_answer=run.probe_answer, marker=case.marker,
             agent=agent_spec, guard=guard.name, suite=case.suite)
