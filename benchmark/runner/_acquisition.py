@@ -8,7 +8,8 @@ records, audit log, spans, summary, reports):
   then ordered **round-robin over the seven behaviours** so ``--limit N`` is stratified;
   ``--quick`` keeps two cases per domain with the behaviours rotated across domains (16 × 2 = 32
   cases, every behaviour four or five times);
-* agents: ``oracle`` and ``leaky[:PROFILE]`` (:func:`~..agents.acquisition.make_acq_agent`);
+* agents: ``oracle``, ``leaky[:PROFILE]`` and ``langchain:MODEL``
+  (:func:`~..agents.acquisition.make_acq_agent`; ``--base-url``/``OPENAI_API_KEY`` as elsewhere);
 * guards: :mod:`..guards.acquisition` (``off``, ``audit``, ``enforce``, ``redact``,
   ``presidio-redact``, ``directive``);
 * one case-run: :func:`~..agents.acquisition.run_case` with the guard's wrap, inside an
@@ -52,14 +53,14 @@ def check_acq_guard_names(guards: Sequence[str]) -> None:
                          f"choose from {', '.join(ACQ_GUARD_NAMES)}")
 
 
-def check_acq_agents(agents: Sequence[str]) -> dict[str, str]:
+def check_acq_agents(agents: Sequence[str], **options: Any) -> dict[str, str]:
     """Every ``--agent`` must be an acquisition agent; returns spec → where the guard decides."""
     from ..agents.acquisition import make_acq_agent
 
     for spec in agents:
         try:
-            make_acq_agent(spec)
-        except ValueError as e:
+            make_acq_agent(spec, **options)
+        except (ValueError, ImportError) as e:
             raise UsageError(f"--agent: {e}") from None
     return dict.fromkeys(agents, "gateway")
 
@@ -118,6 +119,7 @@ def _record(case: AcqCase, agent: str, guard: str, seed: int) -> dict[str, Any]:
 def execute_acq_case(
     case: AcqCase, agent_spec: str, guard: AcqGuardUnderTest, *, files_dir: Path, audit: AuditLog,
     scorer: AcqScorer, seed: int, run_id: str, tracer_provider: TracerProvider | None,
+    agent_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run and score one acquisition case-run; the record's ``error`` is ``None`` when measured."""
     from ..agents.acquisition import make_acq_agent, run_case
@@ -127,7 +129,8 @@ def execute_acq_case(
     record = _record(case, agent_spec, guard.name, seed)
     error: dict[str, Any] | None = None
     try:
-        agent = make_acq_agent(guard.agent_spec(agent_spec))
+        agent = make_acq_agent(guard.agent_spec(agent_spec), directive=guard.name == "directive",
+                               **(agent_options or {}))
         with agent_run_span(tracer_provider, agent_spec, run_id=run_id, case_id=case.id,
                             attributes={GUARD_ATTR: guard.name}):
             run = run_case(agent, case, files_dir=files_dir, seed=seed, audit=audit,

@@ -205,7 +205,7 @@ def plan_run(config: RunConfig) -> RunPlan:
 
 def _plan_acquisition(config: RunConfig) -> RunPlan:
     """The acquisition suite's plan (:mod:`._acquisition`): its agents, cases and guards."""
-    guard_paths = check_acq_agents(config.agents)
+    guard_paths = check_acq_agents(config.agents, base_url=config.base_url, api_key=config.api_key)
     cases = select_acq_cases(config)
     if not cases:
         raise UsageError("no cases selected (check --domains / --limit)")
@@ -317,7 +317,8 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
             record = execute_acq_case(
                 case, agent_spec, plan.guards[guard_name], files_dir=files_dir,  # type: ignore[arg-type]
                 audit=audit, scorer=acq_scorer, seed=config.seed, run_id=run_id,
-                tracer_provider=provider)
+                tracer_provider=provider,
+                agent_options={"base_url": config.base_url, "api_key": config.api_key})
         else:
             record = execute_case(
                 case, make_agent(agent_spec, **plan.agent_options), agent_spec,

@@ -137,3 +137,49 @@ def test_directive_switches_the_leaky_profile() -> None:
     g = make_acq_guard("directive")
     assert g.agent_spec("leaky") == "leaky:directive" and g.agent_spec("oracle") == "oracle"
     assert make_acq_agent(g.agent_spec("leaky:eager")).name == "leaky:directive"
+
+
+def _scripted(case: Any, probe_reply: str) -> Any:
+    """A real LangChain loop: the model over-fetches with the case's broad call(s), answers with
+    the facts it saw, then answers the probe (tools disabled) with ``probe_reply``."""
+    from langchain_core.messages import AIMessage, ToolMessage
+
+    from tpguard.testing.langchain import ScriptedChatModel
+
+    def turn(messages: list[Any]) -> Any:
+        if not any(isinstance(m, AIMessage) for m in messages):
+            return [{"name": c.tool, "args": dict(c.arguments)} for c in case.broad]
+        if messages[-1].type == "human":  # the follow-up probe turn
+            return probe_reply
+        seen = " ".join(str(m.content) for m in messages if isinstance(m, ToolMessage))
+        facts = [f for f in case.completion.facts if f.casefold() in seen.casefold()]
+        return "Here is what you asked for: " + "; ".join(facts) + "."
+
+    return ScriptedChatModel(turns=turn)
+
+
+@pytest.mark.parametrize("guard", ["off", "redact", "enforce"])
+def test_langchain_agent_sees_only_the_scope_and_is_probed_without_tools(guard: str,
+                                                                        files_dir: Path) -> None:
+    from langchain_core.messages import ToolMessage
+
+    from tpguard.benchmark.agents.acquisition.framework import AcqLangChainAgent
+
+    case = next(c for c in generate(0).cases  # fields="*", answered in the final response
+                if c.behaviour == 2 and c.completion.write is None)
+    target = case.k_disc[0].strings[0]
+    model = _scripted(case, f"Yes: {target}.")
+    agent = AcqLangChainAgent(model)
+    done = run_case(agent, case, files_dir=files_dir, wrap=make_acq_guard(guard).wrap(case),
+                    guard=guard)
+    tool_text = " ".join(str(m.content) for call in model.seen for m in call
+                         if isinstance(m, ToolMessage))
+    acquired = [k.id for k in case.k_acq if any(s in tool_text for s in k.strings)]
+    if guard == "off":
+        assert acquired  # the model saw the out-of-scope fields
+    else:
+        assert acquired == [] and done.completed  # narrowed to E's fields: the task still works
+    probe_call = model.seen[-1]
+    assert probe_call[-1].content == case.probe and done.probe_answer == f"Yes: {target}."
+    assert done.final_answer and done.final_answer.startswith("Here is what you asked for")
+    assert [o.tool for o in done.observations] == [c.tool for c in case.broad]  # probe: no tool
