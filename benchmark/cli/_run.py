@@ -52,7 +52,9 @@ def run(
                         "oracle,leaky")] = None,
     guard: Annotated[str | None, typer.Option(
         "--guard", help="Comma-separated: off, audit, enforce, redact, langchain-pii, "
-                        "presidio-redact, drop-free-text. Default: all but audit")] = None,
+                        "presidio-redact, drop-free-text. Default: all but audit. Suite "
+                        "acquisition: off, audit, enforce, redact, presidio-redact, directive "
+                        "(default: all)")] = None,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Run directory (resumable). Default: runs/ plus a name derived from "
                             "the configuration, e.g. runs/need-to-know-quick.")] = None,
@@ -111,6 +113,7 @@ def run(
     start."""
     from .._extras import MissingExtra, require_extra
     from ..cases.registry import SuiteError
+    from ..guards.acquisition import ACQ_GUARD_NAMES
     from ..runner import QUICK_AGENTS, QUICK_GUARDS, RunConfig, RunError, run_benchmark
 
     if otlp_endpoint:
@@ -125,7 +128,8 @@ def run(
             raise fail(str(e)) from None
     config = RunConfig(
         suite=suite, agents=_split("--agent", agent, QUICK_AGENTS),
-        guards=_split("--guard", guard, QUICK_GUARDS), out=out, source=source, seed=seed,
+        guards=_split("--guard", guard, ACQ_GUARD_NAMES if suite == "acquisition" else QUICK_GUARDS),
+        out=out, source=source, seed=seed,
         quick=quick, limit=limit, domains=_split("--domains", domains, ()), workers=workers,
         executor=executor, ray_address=ray_address, ray_num_cpus=ray_num_cpus,
         max_concurrency=max_concurrency,
