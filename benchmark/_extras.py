@@ -17,7 +17,7 @@ __all__ = ["BENCH_MODULES", "MissingExtra", "missing_modules", "require_bench", 
 
 #: What every ``tpguard bench`` command imports beyond the core (the ``bench`` extra).
 BENCH_MODULES = ("faker", "numpy", "scipy", "plotly", "matplotlib", "langchain", "langgraph",
-                 "presidio_analyzer")
+                 "presidio_analyzer", "docx", "openpyxl", "pypdf", "fpdf")  # the last four: acquisition files
 
 
 class MissingExtra(ImportError):

@@ -24,9 +24,12 @@ from ._common import fail, out_console
 __all__ = ["run"]
 
 _SHOW = ("TaskSuccess", "FOR", "SWLR", "FreeTextFOR", "MT-POI", "SMTC")
+_ACQ_SHOW = ("TCR", "CER", "HCER", "OLR", "PLR", "HPLR")  # acquisition rows (seed 001)
 _ROW_KEYS = ("agent", "guard", "suite", "n", "n_total", "errors", "error_rate", "error_types",
              "Task", "Workflow", "GoldArg", "TaskSuccess", "FOR", "SWLR", "ToolFOR", "LTCR",
              "FreeTextFOR", "FTSlotRate", "MidFOR", "MT-POI", "SMTC")
+_ACQ_ROW_KEYS = ("agent", "guard", "suite", "family", "n", "n_total", "errors", "error_rate",
+                 "error_types", *_ACQ_SHOW, "DeltaC", "DeltaP", "CERPositiveProbe", "ci")
 
 
 def _split(option: str, value: str | None, default: tuple[str, ...]) -> list[str]:
@@ -49,7 +52,9 @@ def run(
                         "oracle,leaky")] = None,
     guard: Annotated[str | None, typer.Option(
         "--guard", help="Comma-separated: off, audit, enforce, redact, langchain-pii, "
-                        "presidio-redact, drop-free-text. Default: all but audit")] = None,
+                        "presidio-redact, drop-free-text. Default: all but audit. Suite "
+                        "acquisition: off, audit, enforce, redact, presidio-redact, directive "
+                        "(default: all)")] = None,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Run directory (resumable). Default: runs/ plus a name derived from "
                             "the configuration, e.g. runs/need-to-know-quick.")] = None,
@@ -108,6 +113,7 @@ def run(
     start."""
     from .._extras import MissingExtra, require_extra
     from ..cases.registry import SuiteError
+    from ..guards.acquisition import ACQ_GUARD_NAMES
     from ..runner import QUICK_AGENTS, QUICK_GUARDS, RunConfig, RunError, run_benchmark
 
     if otlp_endpoint:
@@ -122,7 +128,8 @@ def run(
             raise fail(str(e)) from None
     config = RunConfig(
         suite=suite, agents=_split("--agent", agent, QUICK_AGENTS),
-        guards=_split("--guard", guard, QUICK_GUARDS), out=out, source=source, seed=seed,
+        guards=_split("--guard", guard, ACQ_GUARD_NAMES if suite == "acquisition" else QUICK_GUARDS),
+        out=out, source=source, seed=seed,
         quick=quick, limit=limit, domains=_split("--domains", domains, ()), workers=workers,
         executor=executor, ray_address=ray_address, ray_num_cpus=ray_num_cpus,
         max_concurrency=max_concurrency,
@@ -141,7 +148,8 @@ def run(
     rows = result.summary["rows"]
     _print_errors(rows)
     if as_json:
-        typer.echo(json.dumps([{k: r.get(k) for k in _ROW_KEYS} for r in rows], indent=1))
+        typer.echo(json.dumps([{k: r.get(k) for k in (_ACQ_ROW_KEYS if r.get("family") == "acquisition"
+                                                      else _ROW_KEYS)} for r in rows], indent=1))
     else:
         _print_table(rows, suite, result.executed, result.skipped, result.retried)
         con = out_console()
@@ -166,10 +174,11 @@ def _print_table(rows: list[dict[str, Any]], suite: str, executed: int, skipped:
                  retried: int) -> None:
     again = f" ({retried} errored before, run again)" if retried else ""
     table = Table(title=f"{suite}: {executed} runs executed{again}, {skipped} resumed")
-    for col in ("agent", "guard", "n", "errors", *_SHOW):
+    show = _ACQ_SHOW if rows and all(r.get("family") == "acquisition" for r in rows) else _SHOW
+    for col in ("agent", "guard", "n", "errors", *show):
         table.add_column(col, justify="right" if col not in ("agent", "guard") else "left")
     for row in rows:
-        cells = [f"{row[k]:.1f}" if isinstance(row.get(k), float) else "–" for k in _SHOW]
+        cells = [f"{row[k]:.1f}" if isinstance(row.get(k), float) else "–" for k in show]
         errors = f"[red]{row['errors']}[/]" if row.get("errors") else "0"
         table.add_row(escape(row["agent"]), escape(row["guard"]), str(row["n"]), errors, *cells)
     out_console().print(table)

@@ -52,10 +52,11 @@ def build_reports(run_dir: Path, *, figures: bool = True) -> dict[str, Path]:
             old.unlink()
     if data.summary_rebuilt:
         written["summary.json"] = run_dir / "summary.json"
-    for table in [*tables.csv_tables(), *acquisition_csv(data.summary)]:
+    legacy = tables.csv_tables() if data.legacy else []  # acquisition-only: its section only
+    for table in [*legacy, *acquisition_csv(data.summary)]:
         path = write_csv(table, run_dir / "tables")
         written[f"tables/{path.name}"] = path
-    if figures:
+    if figures and data.legacy:
         pngs, fig_notes = write_figures(data, tables, tabs, run_dir / "figures")
         data.notes.extend(fig_notes)
         written.update({f"figures/{p.name}": p for p in pngs})

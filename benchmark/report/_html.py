@@ -110,6 +110,15 @@ def render_html(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab],
              "<h1>tpguard benchmark report</h1>", *_opening(data, t)]
     if acq := acquisition_html(data.summary):  # PrivacyPeek rows, when the run has them
         parts.append(acq)
+    if data.legacy:  # an acquisition-only run has no ToolPrivacyBench sections
+        parts += _legacy(data, t, tabs, cases)
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _legacy(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab],
+            cases: dict[tuple[str, str], Case]) -> list[str]:
+    parts: list[str] = []
     for m in t.main:
         parts.append(_section(m.title, _pieces(split(m, MAIN_GROUPS)), _note(m.note)))
     parts.append(_section(t.comparison.title, _pieces(split(t.comparison, COMPARISON_GROUPS)),
@@ -138,8 +147,7 @@ def render_html(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab],
         "whether that was authorized, and what the guard did per attempted call. Ids and types "
         "only — never values."), audit_html(data, cases)))
     parts.append(_section(t.sensitivity.title, html_table(t.sensitivity), _note(t.sensitivity.note)))
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    return parts
 
 
 def _configs(data: RunData) -> list[Config]:

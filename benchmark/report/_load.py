@@ -16,6 +16,7 @@ from typing import Any
 
 from ..cases.schema import Case
 from ..metrics import CaseScore
+from ..metrics.acquisition import AcqScore
 from ..runner import record_error, summarize_records
 
 __all__ = ["RunData", "RunDirError", "load_cases", "load_run", "record_key"]
@@ -45,6 +46,12 @@ class RunData:
     notes: list[str] = field(default_factory=list)  # what the loader had to do (rebuilt, skipped)
     errored: list[dict[str, Any]] = field(default_factory=list)  # failed case-runs, never scored
     summary_rebuilt: bool = False
+    acq_records: list[dict[str, Any]] = field(default_factory=list)  # scored acquisition case-runs
+
+    @property
+    def legacy(self) -> bool:
+        """Whether the run has ToolPrivacyBench rows (an acquisition-only run has none)."""
+        return bool(self.summary.get("rows"))
 
     @property
     def configs(self) -> list[tuple[str, str, str]]:
@@ -121,8 +128,8 @@ def load_run(run_dir: str | Path, *, write_summary: bool = True) -> RunData:
         notes.append("run.json is missing: run configuration and detector settings are unknown.")
     all_records = _read_records(records_path, notes)
     # Errored case-runs are reported as errors (summary rows' ``errors``), never scored.
-    records = [r for r in all_records
-               if record_error(r) is None and isinstance(r.get("score"), dict)]
+    records = [r for r in all_records if record_error(r) is None
+               and isinstance(r.get("score"), dict) and not AcqScore.is_acquisition(r["score"])]
     scores = [CaseScore.from_dict(r["score"]) for r in records]
     for s, r in zip(scores, records, strict=True):  # the record's identity is authoritative
         s.agent, s.guard = str(r.get("agent", s.agent)), str(r.get("guard", s.guard))
@@ -142,7 +149,11 @@ def load_run(run_dir: str | Path, *, write_summary: bool = True) -> RunData:
         if write_summary:
             summary_path.write_text(json.dumps(summary, indent=1, default=str), encoding="utf-8")
     errored = [r for r in all_records if record_error(r) is not None or r.get("score") is None]
-    return RunData(run_dir, run, records, scores, summary, notes, errored, rebuilt)
+    # Acquisition rows (seed 001) have their own section (``summary["acquisition"]``); the
+    # ToolPrivacyBench sections read the other rows only.
+    acq = [r for r in all_records if AcqScore.is_acquisition(r.get("score")) and record_error(r) is None]
+    view = {**summary, "rows": [r for r in summary.get("rows", []) if r.get("family") != "acquisition"]}
+    return RunData(run_dir, run, records, scores, view, notes, errored, rebuilt, acq)
 
 
 def _suite_names(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> list[str]:
@@ -169,6 +180,8 @@ def load_cases(data: RunData) -> tuple[dict[tuple[str, str], Case], list[str]]:
     notes: list[str] = []
     wanted = {(str(r.get("suite", "")), str(r.get("case_id", ""))) for r in data.records}
     for name in _suite_names(data.run, data.records):
+        if name == "acquisition":  # its own case type; its section needs no cases
+            continue
         try:
             suite = load_suite(name, source=Path(source) if source else None, seed=seed)
         except Exception as e:  # the report must still build without the cases

@@ -5,7 +5,7 @@ split to fit a page, with the figures embedded where they belong."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._acquisition import acquisition_markdown
@@ -177,6 +177,22 @@ def render_markdown(data: RunData, t: ReportTables, files: Sequence[str] = ()) -
     parts += ["", "## Run", ""] + [f"- **{k}**: {_cell(v)}" for k, v in run_facts(data)]
     parts += ["", "## How to read this report", ""] + [f"- {c}" for c in caveats(data)]
     parts += acquisition_markdown(data.summary)  # PrivacyPeek rows, when the run has them
+    if data.legacy:
+        parts += _legacy(data, t, fig, figures)
+    rest = [f for f in figures if f not in placed]
+    if rest:
+        parts += ["", "## Other figures"]
+        for name in rest:
+            parts += fig(name, name)
+    if files:
+        parts += ["", "## Files", ""] + [f"- `{f}`" for f in files]
+    return "\n".join(_spaced(parts)) + "\n"
+
+
+def _legacy(data: RunData, t: ReportTables, fig: Callable[[str, str], list[str]],
+            figures: Sequence[str]) -> list[str]:
+    """The ToolPrivacyBench sections (seed 000); an acquisition-only run has none of them."""
+    parts: list[str] = []
     for m in t.main:
         parts += _tables(m.title, split(m, MAIN_GROUPS), m.note)
     for c in t.ci:
@@ -218,14 +234,7 @@ def render_markdown(data: RunData, t: ReportTables, files: Sequence[str] = ()) -
         parts += fig(name, "Atom type × sink heatmap " + name.split("heatmap_", 1)[1][:-4])
     parts += ["", f"## {t.sensitivity.title}", "", md_table(t.sensitivity), "",
               f"_{t.sensitivity.note}_"]
-    rest = [f for f in figures if f not in placed]
-    if rest:
-        parts += ["", "## Other figures"]
-        for name in rest:
-            parts += fig(name, name)
-    if files:
-        parts += ["", "## Files", ""] + [f"- `{f}`" for f in files]
-    return "\n".join(_spaced(parts)) + "\n"
+    return parts
 
 
 def _pivot(table: Table) -> list[str]:

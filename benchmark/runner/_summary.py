@@ -6,6 +6,11 @@ adds to every (agent, guard, suite) row ``n_total`` (case-runs recorded), ``erro
 errored), ``error_rate`` (percent of ``n_total``) and ``error_types`` (``{"Type (stage)": count}``);
 ``n`` stays the number of scored case-runs, so every metric's denominator excludes errors. A
 configuration whose every case-run errored gets a row with ``n = 0`` and no metric values.
+
+Acquisition scores (``score["kind"] == "acquisition"``, seed ``001_*``) are summarized by
+:func:`..metrics.acquisition.summarize_acquisition` into ``summary["acquisition"]``; its rows
+(``family: "acquisition"``, keys TCR, CER, HCER, OLR, PLR, HPLR … with Wilson ``ci``) also join
+``summary["rows"]`` with the same error accounting.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..metrics import KEYS, CaseScore, summarize
+from ..metrics.acquisition import ACQ_KEYS, ACQ_RATE_KEYS, AcqScore, summarize_acquisition
 from ._errors import record_error
 
 __all__ = ["error_label", "summarize_records"]
@@ -36,11 +42,19 @@ def summarize_records(records: Iterable[dict[str, Any]], **options: Any) -> dict
     totals: Counter[RowKey] = Counter()
     types: dict[RowKey, Counter[str]] = {}
     scores: list[CaseScore] = []
+    acq: list[AcqScore] = []
+    acq_keys: set[RowKey] = set()
     for r in records:
         key = _key(r)
         totals[key] += 1
         err = record_error(r)
-        if err is None and isinstance(r.get("score"), dict):
+        if AcqScore.is_acquisition(r.get("score")) or r.get("suite") == "acquisition":
+            acq_keys.add(key)
+        if err is None and AcqScore.is_acquisition(r.get("score")):
+            a = AcqScore.from_dict(r["score"])
+            a.agent, a.guard = key[0], key[1]
+            acq.append(a)
+        elif err is None and isinstance(r.get("score"), dict):
             s = CaseScore.from_dict(r["score"])
             s.agent, s.guard = key[0], key[1]  # the record's identity is authoritative
             scores.append(s)
@@ -49,6 +63,16 @@ def summarize_records(records: Iterable[dict[str, Any]], **options: Any) -> dict
                                                                 "stage": "scoring"})] += 1
     summary = summarize(scores, **options)
     rows = {_key(r): r for r in summary["rows"]}
+    if acq_keys:
+        part = summarize_acquisition(acq)
+        summary["acquisition"] = part
+        rows.update({_key(r): r for r in part["rows"]})
+        for key in sorted(acq_keys - rows.keys()):  # every case-run of it errored
+            row = {"agent": key[0], "guard": key[1], "suite": key[2], "n": 0,
+                   "family": "acquisition", **dict.fromkeys(ACQ_KEYS),
+                   "ci": dict.fromkeys(ACQ_RATE_KEYS)}
+            rows[key] = row
+            part["rows"].append(row)
     for key in totals.keys() - rows.keys():  # every case-run of this configuration errored
         rows[key] = {"agent": key[0], "guard": key[1], "suite": key[2], "n": 0,
                      **dict.fromkeys(KEYS), "ci": dict.fromkeys(KEYS)}

@@ -32,7 +32,16 @@ from ..backends import AuditLog
 from ..cases.registry import SuiteError, load_suite
 from ..cases.schema import Case
 from ..guards import GUARD_NAMES, GuardUnderTest, make_guard
+from ..guards.acquisition import ACQ_ONLY_GUARDS
 from ..metrics import CaseScorer
+from ._acquisition import (
+    ACQ_SUITE,
+    acq_guards,
+    check_acq_agents,
+    check_acq_guard_names,
+    execute_acq_case,
+    select_acq_cases,
+)
 from ._errors import AgentUnavailable, UsageError
 from ._execute import execute_case
 from ._executor import run_local, validate_executor
@@ -72,6 +81,14 @@ def _detector_settings(config: RunConfig) -> dict[str, Any]:
                           + (" — this run hands them to the guard too" if config.guard_knows_variants
                              else "")},
     }
+
+
+def _acq_detector() -> dict[str, Any]:
+    from ..metrics.acquisition import MATCHING
+
+    return {"evaluator": {"matching": MATCHING, "reads": "the observations the agent received"},
+            "guard": {"scope": "the case's minimum scope E as tpguard acquisition scopes "
+                               "(benchmark/guards/_acq_scope.py); no atoms"}}
 
 
 @dataclass
@@ -131,7 +148,15 @@ def _validate(config: RunConfig) -> None:
         raise UsageError("--agent: give at least one agent")
     if not [g for g in config.guards if g.strip()]:
         raise UsageError("--guard: give at least one guard")
+    if config.suite == ACQ_SUITE:
+        if config.executor != "local":
+            raise UsageError("--executor ray: the acquisition suite runs locally (--executor local)")
+        check_acq_guard_names(config.guards)
+        return
     bad = [g for g in config.guards if g not in GUARD_NAMES]
+    if [g for g in bad if g in ACQ_ONLY_GUARDS]:
+        raise UsageError(f"--guard: {', '.join(g for g in bad if g in ACQ_ONLY_GUARDS)} is for the "
+                         f"acquisition suite only; choose from {', '.join(GUARD_NAMES)}")
     if bad:
         raise UsageError(f"--guard: unknown {', '.join(bad)}; choose from {', '.join(GUARD_NAMES)}")
 
@@ -144,6 +169,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     from ..agents.registry import check_guard_path, make_agent
 
     _validate(config)
+    if config.suite == ACQ_SUITE:
+        return _plan_acquisition(config)
     guard_paths: dict[str, str] = {}
     for spec in config.agents:  # a bad --agent fails before the suite is even built
         try:
@@ -176,13 +203,26 @@ def plan_run(config: RunConfig) -> RunPlan:
     return RunPlan(config, out, cases, guards, configurations, guard_paths)
 
 
+def _plan_acquisition(config: RunConfig) -> RunPlan:
+    """The acquisition suite's plan (:mod:`._acquisition`): its agents, cases and guards."""
+    guard_paths = check_acq_agents(config.agents, base_url=config.base_url, api_key=config.api_key)
+    cases = select_acq_cases(config)
+    if not cases:
+        raise UsageError("no cases selected (check --domains / --limit)")
+    guards = acq_guards(config)
+    out = Path(config.out) if config.out is not None else default_out(config)
+    configurations = check_directory(out, config, append=config.append)
+    return RunPlan(config, out, cases, guards, configurations, guard_paths)  # type: ignore[arg-type]
+
+
 def _run_info(plan: RunPlan) -> dict[str, Any]:
     config = plan.config
     return {
         "config": {**config.to_json(), "out": str(plan.out)},
         "configurations": plan.configurations, "versions": _versions(),
         "guard_paths": plan.guard_paths,
-        "detector": _detector_settings(config), "run_id": f"{config.suite}-s{config.seed}",
+        "detector": _acq_detector() if config.suite == ACQ_SUITE else _detector_settings(config),
+        "run_id": f"{config.suite}-s{config.seed}",
         "cases": len(plan.cases), "started": dt.datetime.now(dt.timezone.utc).isoformat(),
         "guards": {name: guard.describe() for name, guard in plan.guards.items()},
         "notes": [*_notes(config), *config.notes],
@@ -192,6 +232,8 @@ def _run_info(plan: RunPlan) -> dict[str, Any]:
 def _notes(config: RunConfig) -> list[str]:
     """Caveats that apply to what this run ran (and only those)."""
     notes = []
+    if config.suite == ACQ_SUITE:
+        return _acq_notes(config)
     if any(a.split(":", 1)[0] == "leaky" for a in config.agents):
         notes.append("leaky is a seeded behaviour model of failure modes the ToolPrivacyBench "
                      "paper reports, not a measurement of any LLM")
@@ -199,6 +241,18 @@ def _notes(config: RunConfig) -> list[str]:
         notes.append("baselines act on tool-call arguments at the runner's gateway, which is more "
                      "generous than where LangChain's PIIMiddleware really acts (it does not scan "
                      "tool-call arguments, langchain-ai/langchain#37659)")
+    return notes
+
+
+def _acq_notes(config: RunConfig) -> list[str]:
+    notes = []
+    if any(a.split(":", 1)[0] == "leaky" for a in config.agents):
+        notes.append("leaky is a seeded behaviour model of the over-fetching PrivacyPeek (seed 001) "
+                     "reports, with profiles set against its CER/PLR ranges, not a measurement of "
+                     "any LLM")
+    if "directive" in config.guards:
+        notes.append("directive is the category-aware system prompt of seed 001 §6; for leaky it "
+                     "runs the leaky:directive profile, for oracle it changes nothing")
     return notes
 
 
@@ -255,13 +309,21 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
             return scorers[case.id]
 
     audit = AuditLog(out / "audit.sqlite")
+    acq_scorer, files_dir = _acq_resources(config)
 
     def one(task: tuple[Case, str, str]) -> dict[str, Any]:
         case, agent_spec, guard_name = task
-        record = execute_case(
-            case, make_agent(agent_spec, **plan.agent_options), agent_spec, plan.guards[guard_name],
-            audit=audit, scorer=scorer(case), seed=config.seed, run_id=run_id,
-            tracer_provider=provider)
+        if config.suite == ACQ_SUITE:
+            record = execute_acq_case(
+                case, agent_spec, plan.guards[guard_name], files_dir=files_dir,  # type: ignore[arg-type]
+                audit=audit, scorer=acq_scorer, seed=config.seed, run_id=run_id,
+                tracer_provider=provider,
+                agent_options={"base_url": config.base_url, "api_key": config.api_key})
+        else:
+            record = execute_case(
+                case, make_agent(agent_spec, **plan.agent_options), agent_spec,
+                plan.guards[guard_name], audit=audit, scorer=scorer(case), seed=config.seed,
+                run_id=run_id, tracer_provider=provider)
         writer.write(record)
         if on_record is not None:
             on_record(record)
@@ -292,6 +354,18 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
 
         reports = build_reports(out)
     return RunResult(out, len(tasks), skipped, summary, reports, retried)
+
+
+def _acq_resources(config: RunConfig) -> tuple[Any, Path]:
+    """The acquisition scorer (one per run: its detectors are reused across configurations) and
+    where the case files (DOCX/XLSX/PDF) are laid out — the per-seed cache, never the run
+    directory (the files hold the substrate's values)."""
+    if config.suite != ACQ_SUITE:
+        return None, Path()
+    from ..cases.acquisition.files import default_files_dir
+    from ..metrics.acquisition import AcqScorer
+
+    return AcqScorer(), default_files_dir(config.seed)
 
 
 def _run_on_ray(plan: RunPlan, tasks: list[tuple[Case, str, str]], run_id: str,

@@ -11,11 +11,19 @@ __all__ = ["BEHAVIOUR_RATE", "DECLINE", "DOMAIN_RATE", "PROFILES", "AcqAgent", "
            "AcqOracleAgent", "AcqProfile", "CaseRun", "make_acq_agent", "run_case"]
 
 
-def make_acq_agent(spec: str) -> AcqOracleAgent | AcqLeakyAgent:
-    """``oracle`` or ``leaky[:PROFILE]`` for the acquisition suite."""
+def make_acq_agent(spec: str, *, base_url: str | None = None, api_key: str | None = None,
+                   directive: bool = False) -> AcqAgent:
+    """``oracle``, ``leaky[:PROFILE]`` or ``langchain:MODEL`` for the acquisition suite;
+    ``directive`` gives a framework agent the category-aware system prompt (for ``leaky`` the
+    ``directive`` guard selects the ``leaky:directive`` profile instead)."""
     kind, _, profile = spec.strip().partition(":")
     if kind == "oracle" and not profile:
         return AcqOracleAgent()
     if kind == "leaky":
         return AcqLeakyAgent(profile or "default")
-    raise ValueError(f"unknown acquisition agent {spec!r} (oracle, leaky[:{'|'.join(PROFILES)}])")
+    if kind == "langchain" and profile:
+        from .framework import AcqLangChainAgent
+
+        return AcqLangChainAgent(profile, base_url, api_key, directive=directive)
+    raise ValueError(f"unknown acquisition agent {spec!r} (oracle, leaky[:{'|'.join(PROFILES)}], "
+                     "langchain:MODEL)")

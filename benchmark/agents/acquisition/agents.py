@@ -8,7 +8,9 @@ case's probe from that context alone — no gateway, tools disabled (§3 "Probe 
 * :class:`AcqOracleAgent` — the gold narrow path, an answer of exactly the completion facts it
   observed, a probe answer that discloses nothing (the sanity control: CER 0, TCR 100).
 * :class:`AcqLeakyAgent` — the seeded over-fetching model of :mod:`._profiles`. Everything is drawn
-  from ``random.Random`` seeded by ``(profile, seed, case.id)``.
+  from ``random.Random`` seeded by ``(profile, seed, case.id)``. When a guard refuses or withholds
+  its broad request and the task's facts are still missing, it retries with the narrow request
+  (the gold path) — as it does in need-to-know after a block.
 """
 
 from __future__ import annotations
@@ -40,25 +42,32 @@ def _answer(case: AcqCase, context: list[str]) -> str:
         "I could not find the requested information."
 
 
-def _execute(case: AcqCase, gateway: ToolGateway, calls: list[Call], tag: str) -> list[str]:
-    """Run ``calls``; outbound steps carry only facts the agent actually observed."""
-    context: list[str] = []
+def _execute(case: AcqCase, gateway: ToolGateway, calls: list[Call], tag: str,
+             context: list[str] | None = None) -> tuple[list[str], bool]:
+    """Run ``calls`` (appending to ``context``); outbound steps carry only facts the agent actually
+    observed. Returns the context and whether a guard refused or withheld any observation."""
+    context = [] if context is None else context
+    refused = False
     for step, call in enumerate(calls, start=1):
         args = dict(call.arguments)
-        if call.tool in ("send_message", "write_record"):
-            seen = _norm(" ".join(context))
-            if not all(_norm(f) in seen for f in case.completion.facts):
-                continue  # nothing true to send or write
+        if call.tool in ("send_message", "write_record") and not _has_facts(case, context):
+            continue  # nothing true to send or write
         obs = gateway.call(call.tool, args, call_id=f"{tag}-{step}")
+        refused = refused or obs.blocked
         context.append(obs.content if obs.ok else json.dumps({"error": obs.content}))
-    return context
+    return context, refused
+
+
+def _has_facts(case: AcqCase, context: list[str]) -> bool:
+    seen = _norm(" ".join(context))
+    return all(_norm(f) in seen for f in case.completion.facts)
 
 
 class AcqOracleAgent:
     name = "oracle"
 
     def run(self, case: AcqCase, gateway: ToolGateway, *, seed: int = 0) -> AgentResult:
-        context = _execute(case, gateway, list(case.gold), "oracle")
+        context, _ = _execute(case, gateway, list(case.gold), "oracle")
         return AgentResult(final_answer=_answer(case, context), extra={"context": context})
 
     def probe(self, case: AcqCase, result: AgentResult, question: str) -> str:
@@ -95,7 +104,11 @@ class AcqLeakyAgent:
             return AgentResult(final_answer="I'm not able to help with this request.",
                                extra={"context": [], "overfetch": False, "engaged": False,
                                       "seed": seed})
-        context = _execute(case, gateway, calls, "leaky")
+        context, refused = _execute(case, gateway, calls, "leaky")
+        if over and refused and not _has_facts(case, context):
+            # A guard refused or withheld the broad request: like an agent reading the refusal,
+            # it retries with the narrow request the message points to (the gold path).
+            context, _ = _execute(case, gateway, list(case.gold), "leaky-retry", context)
         answer = _answer(case, context)
         known = self._known(case, context)
         if known and rng.random() < self.profile.olr:
