@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from tpguard import Detector, PrivateAtom
+from tpguard.detection import is_detectable
 
 __all__ = [
     "SEVERITY",
@@ -175,7 +176,10 @@ class AtomBag:
         atom_id = atom_type if n == 1 else f"{atom_type}_{n}"
         if len(key) >= 4 and key in atom_id:  # API-Bank's password "password": ids hold no value
             atom_id = f"atom_{len(self._by_value) + 1}"
-        aliases, variants, masked = _variants(atom_type, text)
+        # Forms too short to find (``$5`` for a balance of 5.0) are left out: the policy refuses
+        # them, and a two-character key would match inside ordinary text.
+        aliases, variants, masked = (tuple(f for f in forms if is_detectable(f))
+                                     for forms in _variants(atom_type, text))
         atom = PrivateAtom(id=atom_id, type=atom_type, value=text, aliases=aliases,
                            variants=variants, masked=masked,
                            severity=SEVERITY.get(atom_type, 1.0))
