@@ -148,6 +148,19 @@ def test_code_agent_directive_under_redact(cases: tuple[AcqCase, ...], files_dir
     assert [o.tool for o in run.observations] == [c.tool for c in case.broad]
 
 
+def test_a_model_failure_is_the_case_runs_error(cases: tuple[AcqCase, ...], files_dir: Path
+                                               ) -> None:
+    """A model that fails (an endpoint down) makes the case-run an agent error the runner records,
+    not a measured case with an empty answer."""
+    def down(messages: list[dict[str, str]]) -> Any:
+        raise ConnectionError("endpoint down")
+
+    case = _case(cases, 2)
+    run = run_case(AcqSmolagentsAgent(ScriptedSmolModel(down)), case, files_dir=files_dir)
+    assert run.error == "AgentGenerationError" and run.final_answer is None
+    assert run.probe_answer == "" and run.observations == []
+
+
 def test_registered_for_the_runner(tmp_path: Path) -> None:
     from tpguard.benchmark.runner import RunConfig, plan_run
 
