@@ -318,7 +318,8 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
                 case, agent_spec, plan.guards[guard_name], files_dir=files_dir,  # type: ignore[arg-type]
                 audit=audit, scorer=acq_scorer, seed=config.seed, run_id=run_id,
                 tracer_provider=provider,
-                agent_options={"base_url": config.base_url, "api_key": config.api_key})
+                agent_options={"base_url": config.base_url, "api_key": config.api_key,
+                               "code_agent": config.code_agent})
         else:
             record = execute_case(
                 case, make_agent(agent_spec, **plan.agent_options), agent_spec,

@@ -12,8 +12,9 @@ __all__ = ["BEHAVIOUR_RATE", "DECLINE", "DOMAIN_RATE", "PROFILES", "AcqAgent", "
 
 
 def make_acq_agent(spec: str, *, base_url: str | None = None, api_key: str | None = None,
-                   directive: bool = False) -> AcqAgent:
-    """``oracle``, ``leaky[:PROFILE]`` or ``langchain:MODEL`` for the acquisition suite;
+                   directive: bool = False, code_agent: bool = False) -> AcqAgent:
+    """``oracle``, ``leaky[:PROFILE]``, ``langchain:MODEL`` or ``smolagents:MODEL`` (a
+    ``ToolCallingAgent``; ``code_agent``: a ``CodeAgent``) for the acquisition suite;
     ``directive`` gives a framework agent the category-aware system prompt (for ``leaky`` the
     ``directive`` guard selects the ``leaky:directive`` profile instead)."""
     kind, _, profile = spec.strip().partition(":")
@@ -25,5 +26,10 @@ def make_acq_agent(spec: str, *, base_url: str | None = None, api_key: str | Non
         from .framework import AcqLangChainAgent
 
         return AcqLangChainAgent(profile, base_url, api_key, directive=directive)
+    if kind == "smolagents" and profile:
+        from .smol import AcqSmolagentsAgent
+
+        return AcqSmolagentsAgent(profile, base_url, api_key, code_agent=code_agent,
+                                  directive=directive)
     raise ValueError(f"unknown acquisition agent {spec!r} (oracle, leaky[:{'|'.join(PROFILES)}], "
-                     "langchain:MODEL)")
+                     "langchain:MODEL, smolagents:MODEL)")

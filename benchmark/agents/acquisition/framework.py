@@ -7,7 +7,7 @@ disabled**: the chat model itself (no tools bound, no agent loop) gets the conve
 probe question. ``directive=True`` appends the category-aware instruction of §6 to the neutral
 system prompt (the ``directive`` guard of the acquisition suite).
 
-A minimal path: LangChain only (smolagents is not wired to this suite yet).
+The smolagents counterpart is :mod:`.smol`.
 """
 
 from __future__ import annotations

@@ -86,6 +86,7 @@ def run_case(agent: AcqAgent, case: AcqCase, *, files_dir: Path, seed: int = 0,
     except Exception as e:  # an agent failure is a recorded outcome, not a crashed run
         out.error = type(e).__qualname__
         result = AgentResult(error=out.error)
+    out.error = out.error or result.error  # a framework agent reports its failure in the result
     out.observations, out.backend_observations = gateway.seen, list(env.observations)
     out.final_answer = result.final_answer
     out.probe_answer = agent.probe(case, result, case.probe)  # tools disabled: no gateway
