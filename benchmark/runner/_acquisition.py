@@ -8,7 +8,8 @@ records, audit log, spans, summary, reports):
   then ordered **round-robin over the seven behaviours** so ``--limit N`` is stratified;
   ``--quick`` keeps two cases per domain with the behaviours rotated across domains (16 × 2 = 32
   cases, every behaviour four or five times);
-* agents: ``oracle``, ``leaky[:PROFILE]`` and ``langchain:MODEL``
+* agents: ``oracle``, ``leaky[:PROFILE]``, ``langchain:MODEL`` and ``smolagents:MODEL``
+  (``--code-agent``: CodeAgent)
   (:func:`~..agents.acquisition.make_acq_agent`; ``--base-url``/``OPENAI_API_KEY`` as elsewhere);
 * guards: :mod:`..guards.acquisition` (``off``, ``audit``, ``enforce``, ``redact``,
   ``presidio-redact``, ``directive``);

@@ -206,6 +206,7 @@ def plan_run(config: RunConfig) -> RunPlan:
 def _plan_acquisition(config: RunConfig) -> RunPlan:
     """The acquisition suite's plan (:mod:`._acquisition`): its agents, cases and guards."""
     guard_paths = check_acq_agents(config.agents, base_url=config.base_url, api_key=config.api_key)
+    preflight(config.agents, base_url=config.base_url, api_key=config.api_key)  # keys, endpoints
     cases = select_acq_cases(config)
     if not cases:
         raise UsageError("no cases selected (check --domains / --limit)")
