@@ -5,6 +5,7 @@ probe answer scored (PLR)."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -171,7 +172,18 @@ def test_registered_for_the_runner(tmp_path: Path) -> None:
     assert not make_acq_agent("smolagents:m").code_agent  # ToolCallingAgent by default
     with pytest.raises(ValueError, match="smolagents:MODEL"):
         make_acq_agent("smolagents")
-    plan = plan_run(RunConfig(suite="acquisition", agents=("smolagents:gpt-4.1-mini",),
-                              guards=("off", "directive"), limit=2, code_agent=True,
-                              base_url="http://127.0.0.1:9/v1", out=tmp_path / "run"))
+    from tpguard.benchmark.runner import AgentUnavailable
+
+    def config(base_url: str) -> RunConfig:
+        return RunConfig(suite="acquisition", agents=("smolagents:gpt-4.1-mini",),
+                         guards=("off", "directive"), limit=2, code_agent=True,
+                         base_url=base_url, out=tmp_path / "run")
+
+    with pytest.raises(AgentUnavailable, match="not reachable"):  # checked before any case runs
+        plan_run(config("http://127.0.0.1:9/v1"))
+    with socket.socket() as listening:  # an endpoint that accepts connections
+        listening.bind(("127.0.0.1", 0))
+        listening.listen()
+        port = listening.getsockname()[1]
+        plan = plan_run(config(f"http://127.0.0.1:{port}/v1"))
     assert plan.guard_paths == {"smolagents:gpt-4.1-mini": "gateway"}
