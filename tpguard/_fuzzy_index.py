@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 import string
-from collections import Counter
 from collections.abc import Callable, Mapping
 from itertools import compress
 
@@ -164,7 +163,9 @@ class FuzzyIndex:
                         for idx in self._singles.get(wid, ()):
                             hits.setdefault((idx, i), set()).add(0)
         if hits and known:
-            places = Counter(idx for idx, _ in hits)
+            places: dict[int, int] = {}
+            for idx, _ in hits:  # a handful of candidate places: cheaper than a Counter
+                places[idx] = places.get(idx, 0) + 1
             hits = {k: v for k, v in hits.items() if places[k[0]] > known.get(k[0], 0)}
         if hits:
             self._verify(s, hits, emit)
