@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import re
 import string
-from collections import Counter
 from collections.abc import Callable, Mapping
+from itertools import compress
 
 from rapidfuzz import fuzz
 
@@ -150,8 +150,11 @@ class FuzzyIndex:
         ws = words(s)
         vocab = self._vocab
         hits: dict[tuple[int, int], set[int]] = {}
-        if len(ws) > 1 and not vocab.keys().isdisjoint(ws):
-            self._pair_hits(ws, list(map(vocab.get, ws)), hits)
+        if len(ws) > 1:
+            # indices of the text words that are atom words, found in C (a few per text)
+            at = list(compress(range(len(ws)), map(vocab.__contains__, ws)))
+            if at:
+                self._pair_hits(ws, at, hits)
         if self._singles:
             near = self._within_one_edit
             for i, w in enumerate(ws):
@@ -160,21 +163,23 @@ class FuzzyIndex:
                         for idx in self._singles.get(wid, ()):
                             hits.setdefault((idx, i), set()).add(0)
         if hits and known:
-            places = Counter(idx for idx, _ in hits)
+            places: dict[int, int] = {}
+            for idx, _ in hits:  # a handful of candidate places: cheaper than a Counter
+                places[idx] = places.get(idx, 0) + 1
             hits = {k: v for k, v in hits.items() if places[k[0]] > known.get(k[0], 0)}
         if hits:
             self._verify(s, hits, emit)
 
-    def _pair_hits(self, words: list[str], ids: list[int | None],
-                   hits: dict[tuple[int, int], set[int]]) -> None:
-        """Adjacent text words, one of them a vocabulary word, the other as written or within
-        one edit: each indexed pair places an occurrence (atom, first text word)."""
+    def _pair_hits(self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]]) -> None:
+        """Adjacent text words, one of them a vocabulary word (``at``: their indices), the other
+        as written or within one edit: each indexed pair places an occurrence (atom, first text
+        word). O(vocabulary words in the text): pairs without one are never looked at."""
         pairs = self._pairs
         near = self._within_one_edit
-        for i in range(len(ids) - 1):
-            a, b = ids[i], ids[i + 1]
-            if a is None and b is None:
-                continue
+        get = self._vocab.get
+        last = len(words) - 1
+        for i in sorted({j for p in at for j in (p - 1, p) if 0 <= j < last}):
+            a, b = get(words[i]), get(words[i + 1])
             exact = a is not None and b is not None and (a, b) in pairs
             firsts = (a,) if b is None or exact else (a, *near(words[i]))
             seconds = (b,) if a is None or exact else (b, *near(words[i + 1]))

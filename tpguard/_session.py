@@ -160,7 +160,7 @@ class Session:
         base = self._base.detector.scan_text
         layers, shadow = self._layers()
         if not layers:
-            return lambda text, path, free: base(text, path=path, free_text=free)
+            return self._base.detector.scan_leaf
 
         def scan(text: str, path: str, free: bool) -> list[Finding]:
             # Normalized once per leaf and shared by every layer; short texts are memoized by

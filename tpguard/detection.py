@@ -224,6 +224,15 @@ class Detector:
             findings.extend(self.pii.scan_text(text, path=path, free_text=free_text, known=findings))
         return findings
 
+    def scan_leaf(self, text: str, path: str, free_text: bool) -> list[Finding]:
+        """:meth:`scan_text` with positional arguments: the guard's per-leaf call. A memo hit (a
+        key or a short value seen before: most leaves of a call) costs one dict look-up."""
+        if self.pii is None and len(text) <= MEMO_LEN:
+            raw = self._memo.get(text)
+            if raw is not None:
+                return self._resolve(raw, path, free_text) if raw else []
+        return self.scan_text(text, path=path, free_text=free_text)
+
     def _match(self, text: str, norm: Normalized | None) -> list[tuple[int, int, int, int, str, int, float]]:
         """Every match in ``text``; entries sort natively: (atom, start, −length, priority,
         method, end, score)."""

@@ -510,10 +510,11 @@ class Guard:
     @staticmethod
     def _key_paths(sess: Session, table: LeafTable, per_leaf: Mapping[int, list[Finding]]) -> list[str] | None:
         """Display paths when a dict key holds an atom: the key becomes its placeholder."""
+        keys = [i for i in per_leaf if table.leaves[i].is_key]
+        if not keys:  # the common case: no key is an atom, leaf paths are shown as they are
+            return None
         op = PlaceholderOperator(sess.placeholder)
-        labels = {i: rewrite_text(table.leaves[i].text, found, op)
-                  for i, found in per_leaf.items() if table.leaves[i].is_key}
-        return table.display_paths(labels) if labels else None
+        return table.display_paths({i: rewrite_text(table.leaves[i].text, per_leaf[i], op) for i in keys})
 
     @staticmethod
     def _block_message(spec: ToolSpec, forbidden: Iterable[Finding]) -> str:

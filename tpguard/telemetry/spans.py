@@ -36,7 +36,16 @@ __all__ = ["DEFAULT_FINDING_EVENTS", "record_decision", "record_error", "record_
 DEFAULT_FINDING_EVENTS = 16
 
 
-def start_tool_span(tracer: Tracer, spec: ToolSpec, call_id: str | None) -> Span:
+#: id(spec) → (spec, its span attributes): a spec's attributes (its schema as JSON included) are
+#: built once, not per call; the spec is kept so an id is never reused for another spec
+_SPEC_ATTRIBUTES: dict[int, tuple[ToolSpec, dict[str, Any]]] = {}
+_SPEC_CACHE_SIZE = 1024
+
+
+def _spec_attributes(spec: ToolSpec) -> dict[str, Any]:
+    cached = _SPEC_ATTRIBUTES.get(id(spec))
+    if cached is not None and cached[0] is spec:
+        return cached[1]
     attributes: dict[str, Any] = {
         A.GEN_AI_OPERATION_NAME: A.GEN_AI_OPERATION_EXECUTE_TOOL,
         A.GEN_AI_TOOL_NAME: spec.name,
@@ -55,6 +64,16 @@ def start_tool_span(tracer: Tracer, spec: ToolSpec, call_id: str | None) -> Span
         attributes[A.TPGUARD_FREE_TEXT] = list(spec.free_text)
     if spec.input_schema:
         attributes[A.OPENINFERENCE_TOOL_PARAMETERS] = json.dumps(spec.input_schema, sort_keys=True)
+    if len(_SPEC_ATTRIBUTES) >= _SPEC_CACHE_SIZE:
+        _SPEC_ATTRIBUTES.clear()
+    _SPEC_ATTRIBUTES[id(spec)] = (spec, attributes)
+    return attributes
+
+
+def start_tool_span(tracer: Tracer, spec: ToolSpec, call_id: str | None) -> Span:
+    """The ``execute_tool {tool}`` span; the spec's attributes come from a per-spec cache (the
+    span gets a copy), so a call costs the span itself plus the call id."""
+    attributes = dict(_spec_attributes(spec))  # a copy: a tracer may keep what it is given
     if call_id:
         attributes[A.GEN_AI_TOOL_CALL_ID] = call_id
         attributes[A.OPENINFERENCE_TOOL_ID] = call_id

@@ -1,0 +1,49 @@
+"""The skeleton offset map (``tpguard._digits``): every skeleton character maps back to the same
+character of the normalized text, for ASCII and non-ASCII texts alike (the map is built by a
+keep-mask, not by the separator regex, so the two must agree exactly)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tpguard import Guard, PolicyKB, PrivateAtom, ToolSpec
+from tpguard._digits import _skeleton, _skeleton_map
+from tpguard._normalize import normalize
+
+_ALPHABET = st.sampled_from(list("0123456789 abRX-_./:,()[]+#'\u2013\u2011\u00a0\u200b\té\x00\ud800"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=_ALPHABET, max_size=60))
+def test_every_skeleton_character_maps_back_to_itself(text: str) -> None:
+    norm = normalize(text)
+    skel = _skeleton(norm)
+    if not skel:
+        return
+    positions = _skeleton_map(norm)
+    assert len(positions) == len(skel)
+    assert "".join(norm.text[i] for i in positions) == skel
+    assert positions == sorted(set(positions))
+
+
+def test_phone_after_non_ascii_text_is_redacted_at_its_own_offsets() -> None:
+    phone = PrivateAtom(id="p", type="phone", value="415-555-0199")
+    guard = Guard(PolicyKB(atoms=(phone,)), mode="redact")
+    spec = ToolSpec(name="send", sink="external", free_text=("body",))
+    body = "Grüße — café – call +1 (415)\u00a0555\u20110199 today"
+    decision = guard.check(spec, {"body": body})
+    assert decision.redacted
+    out = decision.arguments["body"]
+    assert "555" not in out and out.startswith("Grüße — café – call ") and out.endswith(" today")
+
+
+def test_span_attributes_of_a_spec_follow_the_spec_not_its_id() -> None:
+    from tpguard.telemetry import _attributes as A
+    from tpguard.telemetry.spans import _spec_attributes
+
+    for i in range(50):  # specs freed and re-made: ids get reused, attributes must not be
+        spec = ToolSpec(name=f"tool{i}", purpose=f"purpose {i}", sink="external")
+        attrs = _spec_attributes(spec)
+        assert attrs[A.GEN_AI_TOOL_NAME] == f"tool{i}" and attrs[A.TPGUARD_PURPOSE] == f"purpose {i}"
+        del spec
