@@ -27,7 +27,7 @@ from ._aggregate import (
     exposure_blocks,
     exposure_row,
 )
-from ._evidence import ExpEvidence, ExpObservation, as_exp_observations, as_targets
+from ._evidence import ExpEvidence, ExpObservation, as_auth, as_exp_observations, as_targets
 from ._score import PATH_CLASSES, VIEWS, ExpScore, ExpScorer, score_exposure
 from ._summary import EXP_MATCHING, PAPER_REFERENCE, summarize_exposure
 
@@ -43,6 +43,7 @@ __all__ = [
     "ExpObservation",
     "ExpScore",
     "ExpScorer",
+    "as_auth",
     "as_exp_observations",
     "as_targets",
     "channels_of",

@@ -124,7 +124,7 @@ def exposure_blocks(rows: Sequence[dict[str, Any]]) -> dict[str, list[dict[str, 
     return out
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Paired:
     """An :class:`ExpScore` as :class:`..._aggregate.PairedScore` with every compared key
     present (a channel the session does not declare reads ``None``)."""

@@ -19,8 +19,8 @@ from typing import Any
 
 from ..acquisition import MatchItem, as_items
 
-__all__ = ["ExpEvidence", "ExpObservation", "ObservationInput", "as_exp_observations",
-           "as_targets"]
+__all__ = ["AuthInput", "ExpEvidence", "ExpObservation", "ObservationInput", "as_auth",
+           "as_exp_observations", "as_targets"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +74,34 @@ def as_exp_observations(items: Iterable[ObservationInput]) -> tuple[ExpObservati
 
 
 def as_targets(targets: Mapping[str, Iterable[str]] | Iterable[Any]) -> tuple[MatchItem, ...]:
-    """The target set ``S`` as :class:`~..acquisition.MatchItem` s: from ``{target id: [canonical
-    value, alias, …]}`` or from objects with ``id`` and ``strings`` (and optionally ``type``)."""
+    """The target set ``S`` as :class:`~..acquisition.MatchItem` s, from ``{target id: [canonical
+    value, alias, …]}``, from targets ``e = (v, A, τ, σ)`` with ``id``, ``value``, ``aliases``
+    and ``type`` (the suite's ``Target``), or from objects with ``id`` and ``strings``."""
     if isinstance(targets, Mapping):
         return tuple(MatchItem(str(k), tuple(v) if not isinstance(v, str) else (v,))
                      for k, v in targets.items())
-    return as_items(targets)
+    out: list[MatchItem] = []
+    t: Any
+    for t in targets:
+        if isinstance(t, MatchItem) or not hasattr(t, "value"):
+            out.extend(as_items([t]))
+        else:
+            out.append(MatchItem(str(t.id), (str(t.value), *map(str, t.aliases or ())),
+                                 str(getattr(t, "type", None) or "item")))
+    return tuple(out)
+
+
+AuthInput = Mapping[str, Mapping[str, bool] | Iterable[str]]
+
+
+def as_auth(auth: AuthInput | None) -> dict[str, frozenset[str]]:
+    """``Auth`` as ``{recipient: authorized target ids}``, from that form or from the suite's
+    explicit ``{recipient: {target id: bool}}``."""
+    out = {}
+    for r, es in (auth or {}).items():
+        ids = ([e for e, ok in es.items() if ok] if isinstance(es, Mapping) else es)
+        out[str(r)] = frozenset(str(e) for e in ids)
+    return out
 
 
 @dataclass(frozen=True)
@@ -88,8 +110,9 @@ class ExpEvidence:
 
     * ``targets`` — ``S``: each target's id and match strings (canonical value first, then its
       alias set ``A``); a mapping ``{id: strings}`` is accepted.
-    * ``auth`` — ``Auth(r, e) = 1`` as ``{recipient: target ids it may receive}``; a recipient
-      not in the mapping may receive none (the paper's primary runs: nobody is authorized).
+    * ``auth`` — ``Auth(r, e) = 1`` as ``{recipient: target ids it may receive}`` or as
+      ``{recipient: {target id: bool}}``; a recipient not in the mapping may receive none (the
+      paper's primary runs: nobody is authorized).
     * ``expected_outlet`` — ``c*``; ``None`` when the session declares no goal channel (then OLF
       is undefined, as for the paper's expanded PIA logs, §5.2).
     * ``visible_channels`` — the declared ``C_vis``; every visible observation's channel must be
@@ -105,7 +128,7 @@ class ExpEvidence:
     observations: tuple[ExpObservation, ...]
     visible_channels: tuple[str, ...]
     expected_outlet: str | None = None
-    auth: Mapping[str, frozenset[str]] | None = None
+    auth: AuthInput | None = None
     candidates: tuple[str, ...] | None = None
     completed: bool = False
     final_channel: str = "response"
@@ -123,8 +146,7 @@ class ExpEvidence:
         object.__setattr__(self, "targets", targets)
         object.__setattr__(self, "observations", as_exp_observations(self.observations))
         object.__setattr__(self, "visible_channels", tuple(dict.fromkeys(self.visible_channels)))
-        auth = {str(r): frozenset(str(e) for e in es) for r, es in (self.auth or {}).items()}
-        object.__setattr__(self, "auth", auth)
+        object.__setattr__(self, "auth", as_auth(self.auth))
         if self.candidates is not None:
             object.__setattr__(self, "candidates", tuple(str(c) for c in self.candidates))
         declared = set(self.visible_channels)
@@ -139,8 +161,8 @@ class ExpEvidence:
 
     def authorized(self, recipient: str, target_id: str) -> bool:
         """``Auth(r_c, e)``."""
-        assert self.auth is not None
-        return target_id in self.auth.get(recipient, frozenset())
+        auth: dict[str, frozenset[str]] = self.auth  # type: ignore[assignment]  # as_auth's
+        return target_id in auth.get(recipient, frozenset())
 
     def __repr__(self) -> str:  # observations and candidates may hold private values
         n_cand = "none" if self.candidates is None else len(self.candidates)

@@ -120,7 +120,7 @@ class ExpScore:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> ExpScore:
         tuples = {"channels", "exposed", "internal", "undetectable"}
-        data = {k: (tuple(v) if k in tuples and isinstance(v, list) else v)
+        data: dict[str, Any] = {k: (tuple(v) if k in tuples and isinstance(v, list) else v)
                 for k, v in d.items() if k in {f.name for f in fields(cls)}}
         return cls(**data)
 
