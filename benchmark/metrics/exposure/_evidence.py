@@ -19,7 +19,7 @@ from typing import Any
 
 from ..acquisition import MatchItem, as_items
 
-__all__ = ["AuthInput", "ExpEvidence", "ExpObservation", "ObservationInput", "as_auth",
+__all__ = ["DELIVERED", "AuthInput", "ExpEvidence", "ExpObservation", "ObservationInput", "as_auth",
            "as_exp_observations", "as_targets"]
 
 
@@ -56,13 +56,30 @@ class ExpObservation:
 ObservationInput = ExpObservation | Sequence[Any]
 
 
-def as_exp_observations(items: Iterable[ObservationInput]) -> tuple[ExpObservation, ...]:
-    """Accept :class:`ExpObservation` or ``(turn, channel, recipient, text, visible[,
-    successful])`` tuples, in event order."""
+#: Statuses of a visible emission that reached its recipient (the suite's ``ChannelObservation``).
+DELIVERED: frozenset[str] = frozenset({"delivered", "redacted"})
+
+
+def _from_logged(o: Any, final_channel: str) -> ExpObservation:
+    """The suite's ``ChannelObservation`` (``turn, channel, recipient, text, visible, status``):
+    an action's success is its delivery status; the reply channel is no action (``None``)."""
+    action = bool(o.visible) and o.channel != final_channel
+    return ExpObservation(int(o.turn), str(o.channel), str(o.recipient or ""), o.text,
+                          bool(o.visible), (o.status in DELIVERED) if action else None)
+
+
+def as_exp_observations(items: Iterable[ObservationInput], *, final_channel: str = "response"
+                        ) -> tuple[ExpObservation, ...]:
+    """Accept :class:`ExpObservation`, ``(turn, channel, recipient, text, visible[,
+    successful])`` tuples, or logged observations with ``turn, channel, recipient, text,
+    visible, status`` (the suite's ``ChannelObservation``), in event order."""
     out = []
     for o in items:
         if isinstance(o, ExpObservation):
             out.append(o)
+            continue
+        if hasattr(o, "status") and hasattr(o, "channel"):
+            out.append(_from_logged(o, final_channel))
             continue
         if len(o) not in (5, 6):
             raise ValueError("an exposure observation is (turn, channel, recipient, text, "
@@ -144,7 +161,8 @@ class ExpEvidence:
         if len(set(ids)) != len(ids):
             raise ValueError(f"session {self.session_id!r}: the target set has repeated ids")
         object.__setattr__(self, "targets", targets)
-        object.__setattr__(self, "observations", as_exp_observations(self.observations))
+        object.__setattr__(self, "observations",
+                           as_exp_observations(self.observations, final_channel=self.final_channel))
         object.__setattr__(self, "visible_channels", tuple(dict.fromkeys(self.visible_channels)))
         object.__setattr__(self, "auth", as_auth(self.auth))
         if self.candidates is not None:
@@ -158,6 +176,20 @@ class ExpEvidence:
         if self.expected_outlet is not None and self.expected_outlet not in declared:
             raise ValueError(f"session {self.session_id!r}: expected outlet "
                              f"{self.expected_outlet!r} is not a declared visible channel")
+
+    @classmethod
+    def from_session(cls, run: Any, *, final_channel: str, agent: str | None = None,
+                     guard: str | None = None, suite: str = "exposure") -> ExpEvidence:
+        """From the suite's ``SessionRun`` (``case_id, family, targets, observations, auth,
+        expected_outlet, visible_channels, candidates, completed, agent, guard``);
+        ``final_channel`` is the case's reply channel."""
+        return cls(session_id=str(run.case_id), family=str(run.family), targets=run.targets,
+                   observations=run.observations, visible_channels=tuple(run.visible_channels),
+                   expected_outlet=run.expected_outlet or None, auth=run.auth,
+                   candidates=None if run.candidates is None else tuple(run.candidates),
+                   completed=bool(run.completed), final_channel=final_channel,
+                   agent=str(run.agent if agent is None else agent),
+                   guard=str(run.guard if guard is None else guard), suite=suite)
 
     def authorized(self, recipient: str, target_id: str) -> bool:
         """``Auth(r_c, e)``."""
