@@ -9,7 +9,8 @@ Score one case from a trajectory the backends recorded::
     row = summary_row(scores, agent="leaky", guard="off", suite="need-to-know")
     summary = summarize(all_scores)   # rows, paired tests vs off, App. D.2, breakdowns
 
-Acquisition-stage metrics (PrivacyPeek, seed ``001_*``) live in :mod:`.acquisition`.
+Acquisition-stage metrics (PrivacyPeek, seed ``001_*``) live in :mod:`.acquisition`; exposure-stage
+metrics (ASLEval, seed ``002_*``) in :mod:`.exposure`.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from .acquisition import (
     score_acquisition,
     summarize_acquisition,
 )
+from .exposure import ExpEvidence, ExpScore, ExpScorer, score_exposure, summarize_exposure
 
 __all__ = [
     "ACQ_KEYS",
@@ -67,6 +69,9 @@ __all__ = [
     "CaseScore",
     "CaseScorer",
     "CaseTables",
+    "ExpEvidence",
+    "ExpScore",
+    "ExpScorer",
     "MatchItem",
     "PathDiagnostics",
     "Weights",
@@ -84,12 +89,14 @@ __all__ = [
     "read_task",
     "score_acquisition",
     "score_case",
+    "score_exposure",
     "score_trajectory",
     "scoring_readings",
     "sign_flip_test",
     "spearman",
     "summarize",
     "summarize_acquisition",
+    "summarize_exposure",
     "summary_row",
     "task_reading_of",
     "weight_sensitivity",

@@ -16,6 +16,7 @@ from ._acquisition import acquisition_csv
 from ._collect import ReportTables, collect
 from ._compare import KEY_GROUPS, compare_runs, comparison_table
 from ._crosstab import cross_tabs
+from ._exposure import exposure_csv
 from ._figures import write_figures
 from ._html import render_html
 from ._load import RunData, RunDirError, load_cases, load_run
@@ -52,8 +53,8 @@ def build_reports(run_dir: Path, *, figures: bool = True) -> dict[str, Path]:
             old.unlink()
     if data.summary_rebuilt:
         written["summary.json"] = run_dir / "summary.json"
-    legacy = tables.csv_tables() if data.legacy else []  # acquisition-only: its section only
-    for table in [*legacy, *acquisition_csv(data.summary)]:
+    legacy = tables.csv_tables() if data.legacy else []  # acquisition/exposure-only: own sections
+    for table in [*legacy, *acquisition_csv(data.summary), *exposure_csv(data.summary)]:
         path = write_csv(table, run_dir / "tables")
         written[f"tables/{path.name}"] = path
     if figures and data.legacy:

@@ -18,6 +18,7 @@ from ._acquisition import acquisition_html
 from ._audit import audit_html
 from ._collect import ReportTables, reference_configs
 from ._crosstab import Config, CrossTab
+from ._exposure import exposure_html
 from ._layout import COMPARISON_GROUPS, by_agent, split
 from ._load import RunData
 from ._markdown import caveats, run_facts
@@ -110,6 +111,8 @@ def render_html(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab],
              "<h1>tpguard benchmark report</h1>", *_opening(data, t)]
     if acq := acquisition_html(data.summary):  # PrivacyPeek rows, when the run has them
         parts.append(acq)
+    if exp := exposure_html(data.summary):  # ASLEval rows, when the run has them
+        parts.append(exp)
     if data.legacy:  # an acquisition-only run has no ToolPrivacyBench sections
         parts += _legacy(data, t, tabs, cases)
     parts.append("</body></html>")

@@ -17,6 +17,7 @@ from typing import Any
 from ..cases.schema import Case
 from ..metrics import CaseScore
 from ..metrics.acquisition import AcqScore
+from ..metrics.exposure import ExpScore
 from ..runner import record_error, summarize_records
 
 __all__ = ["RunData", "RunDirError", "load_cases", "load_run", "record_key"]
@@ -129,7 +130,8 @@ def load_run(run_dir: str | Path, *, write_summary: bool = True) -> RunData:
     all_records = _read_records(records_path, notes)
     # Errored case-runs are reported as errors (summary rows' ``errors``), never scored.
     records = [r for r in all_records if record_error(r) is None
-               and isinstance(r.get("score"), dict) and not AcqScore.is_acquisition(r["score"])]
+               and isinstance(r.get("score"), dict) and not AcqScore.is_acquisition(r["score"])
+               and not ExpScore.is_exposure(r["score"])]  # exposure (seed 002): its own section
     scores = [CaseScore.from_dict(r["score"]) for r in records]
     for s, r in zip(scores, records, strict=True):  # the record's identity is authoritative
         s.agent, s.guard = str(r.get("agent", s.agent)), str(r.get("guard", s.guard))
@@ -152,7 +154,8 @@ def load_run(run_dir: str | Path, *, write_summary: bool = True) -> RunData:
     # Acquisition rows (seed 001) have their own section (``summary["acquisition"]``); the
     # ToolPrivacyBench sections read the other rows only.
     acq = [r for r in all_records if AcqScore.is_acquisition(r.get("score")) and record_error(r) is None]
-    view = {**summary, "rows": [r for r in summary.get("rows", []) if r.get("family") != "acquisition"]}
+    view = {**summary, "rows": [r for r in summary.get("rows", [])
+                                if r.get("family") not in ("acquisition", "exposure")]}
     return RunData(run_dir, run, records, scores, view, notes, errored, rebuilt, acq)
 
 
@@ -180,7 +183,7 @@ def load_cases(data: RunData) -> tuple[dict[tuple[str, str], Case], list[str]]:
     notes: list[str] = []
     wanted = {(str(r.get("suite", "")), str(r.get("case_id", ""))) for r in data.records}
     for name in _suite_names(data.run, data.records):
-        if name == "acquisition":  # its own case type; its section needs no cases
+        if name in ("acquisition", "exposure"):  # own case types; their sections need no cases
             continue
         try:
             suite = load_suite(name, source=Path(source) if source else None, seed=seed)

@@ -10,6 +10,7 @@ from typing import Any
 
 from ._acquisition import acquisition_markdown
 from ._collect import ReportTables, reference_configs
+from ._exposure import exposure_markdown
 from ._layout import COMPARISON_GROUPS, by_agent, ci_view, split
 from ._load import RunData
 from ._overview import error_table, overview, presidio_statement
@@ -177,6 +178,7 @@ def render_markdown(data: RunData, t: ReportTables, files: Sequence[str] = ()) -
     parts += ["", "## Run", ""] + [f"- **{k}**: {_cell(v)}" for k, v in run_facts(data)]
     parts += ["", "## How to read this report", ""] + [f"- {c}" for c in caveats(data)]
     parts += acquisition_markdown(data.summary)  # PrivacyPeek rows, when the run has them
+    parts += exposure_markdown(data.summary)  # ASLEval rows, when the run has them
     if data.legacy:
         parts += _legacy(data, t, fig, figures)
     rest = [f for f in figures if f not in placed]
