@@ -9,7 +9,7 @@ from .schema import Suite
 
 __all__ = ["SUITES", "SuiteError", "load_suite"]
 
-SUITES: tuple[str, ...] = ("need-to-know", "public-derived", "acquisition")
+SUITES: tuple[str, ...] = ("need-to-know", "public-derived", "acquisition", "exposure")
 
 
 class SuiteError(ValueError):
