@@ -56,9 +56,9 @@ def assemble(it: Item, *, seeds: Iterable[int] = (0,)) -> list[ExpCase]:
         for strategy in STRATEGIES:
             tag = "zfe" if strategy == "zero-feedback" else "fge"
             out.append(ExpCase(
-                id=f"exp-{it.family}-{it.item}-s{seed}-{tag}", family=it.family,  # type: ignore[arg-type]
-                source=it.source, domain=it.domain, item=it.item,  # type: ignore[arg-type]
-                strategy=strategy, seed=seed, workspace=it.workspace,  # type: ignore[arg-type]
+                id=f"exp-{it.family}-{it.item}-s{seed}-{tag}", family=it.family,
+                source=it.source, domain=it.domain, item=it.item,
+                strategy=strategy, seed=seed, workspace=it.workspace,
                 targets=it.targets, recipients=recipients, auth=auth,
                 channels=FAMILY_CHANNELS[it.family], expected_outlet=EXPECTED_OUTLET[it.family],
                 tools=FAMILY_TOOLS[it.family], requester_tasks=(normal.instruction, *it.tasks),

@@ -56,8 +56,8 @@ def aliases_of(kind: str, value: str) -> tuple[str, ...]:
     elif kind == "ssn" and re.fullmatch(r"\d{3}-\d{2}-\d{4}", value):
         out = [value.replace("-", ""), value.replace("-", " ")]
     elif kind == "date" and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
-        d = date.fromisoformat(value)
-        out = [f"{d.month:02d}/{d.day:02d}/{d.year}", f"{d:%B} {d.day}, {d.year}"]
+        day = date.fromisoformat(value)
+        out = [f"{day.month:02d}/{day.day:02d}/{day.year}", f"{day:%B} {day.day}, {day.year}"]
     elif kind == "money" and value.startswith("$"):
         out = [value.replace(",", ""), value[1:].replace(",", "")]
     elif kind == "name" and value.count(" ") == 1:

@@ -102,8 +102,8 @@ def _outlet(c: ExpCase) -> list[str]:
 def _safe_path(c: ExpCase) -> list[str]:
     from ...agents.exposure import ExpOracleAgent
     from ...agents.exposure.requester import Request
-    from ...backends.exposure import ExpEnvironment, ExpGateway
     from ...agents.exposure.run import completed
+    from ...backends.exposure import ExpEnvironment, ExpGateway
 
     out = [f"normal-task fact {f!r} names target {t.id}" for f in c.normal.facts
            for t in c.targets if mentions(f, t)]
