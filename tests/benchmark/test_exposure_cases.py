@@ -116,3 +116,19 @@ def test_office_and_business_families_from_the_public_data(public_data: Path) ->
     assert wb.workspace["crm"][0]["id"] == wb.targets[0].provenance.row
     assert all(t.type in ("name", "email", "phone") for t in wb.targets)
     assert check_exp_suite(suite) == []
+
+
+def test_sessions_over_the_public_data_run(public_data: Path) -> None:
+    from tpguard.benchmark.agents.exposure import ExpLeakyAgent, ExpOracleAgent, run_session
+
+    suite = generate(0, _public_or_skip(public_data))
+    sample = [c for c in suite if c.source != "synthetic"][::10]
+    exposed = 0
+    for case in sample:
+        oracle, leaky = run_session(ExpOracleAgent(), case), run_session(ExpLeakyAgent(), case)
+        assert oracle.completed and leaky.completed and oracle.error is leaky.error is None
+        assert not any(mentions(o.text, t) for o in oracle.observations if o.visible
+                       for t in case.targets)
+        exposed += any(mentions(o.text, t) for o in leaky.observations if o.visible
+                       for t in case.targets)
+    assert exposed >= len(sample) // 2
