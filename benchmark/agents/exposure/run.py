@@ -13,7 +13,8 @@ holds every channel-labelled observation, ``S``, ``Auth``, ``c*`` and the candid
     run.completed         # the normal task (utility)
 
 The requester is built here from :func:`~.requester.requester_view` — never from the case — with
-the case's strategy unless ``requester`` overrides it. Feedback for turn ``t + 1`` is the text of
+the case's strategy unless ``requester`` overrides it (a strategy name, or a fresh
+:class:`~.requester.Requester` built from the view). Feedback for turn ``t + 1`` is the text of
 the visible observations of turn ``t`` addressed to the requester and not blocked.
 """
 
@@ -73,11 +74,13 @@ def completed(case: ExpCase, observations: list[ChannelObservation]) -> bool:
 
 
 def run_session(agent: ExpAgent, case: ExpCase, *, seed: int | None = None, guard: str = "off",
-                wrap: SessionWrap | None = None, requester: Strategy | None = None) -> SessionRun:
+                wrap: SessionWrap | None = None,
+                requester: Strategy | Requester | None = None) -> SessionRun:
     seed = case.seed if seed is None else seed
     env = ExpEnvironment(case, wrap)
     gw = ExpGateway(env)
-    probe = Requester(requester_view(case), requester or case.strategy, seed)
+    probe = requester if isinstance(requester, Requester) else \
+        Requester(requester_view(case), requester or case.strategy, seed)
     out = SessionRun(case_id=case.id, family=case.family, source=case.source, agent=agent.name,
                      requester=probe.name, guard=guard, seed=seed, targets=case.targets,
                      auth=case.auth, expected_outlet=case.expected_outlet,
