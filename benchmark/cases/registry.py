@@ -9,7 +9,7 @@ from .schema import Suite
 
 __all__ = ["SUITES", "SuiteError", "load_suite"]
 
-SUITES: tuple[str, ...] = ("need-to-know", "public-derived", "acquisition")
+SUITES: tuple[str, ...] = ("need-to-know", "public-derived", "acquisition", "exposure")
 
 
 class SuiteError(ValueError):
@@ -33,7 +33,7 @@ def load_suite(name: str, *, source: Path | None = None, seed: int = 0) -> Suite
         except ImportError as e:  # the builder is optional at import time
             raise SuiteError(f"the public-derived builder is not available ({e})") from e
         return build_suite(Path(source))
-    if key == "acquisition":  # its own case type: tpguard.benchmark.cases.acquisition.generate(seed)
-        raise SuiteError("the acquisition suite has its own case type: load it with "
-                         "tpguard.benchmark.cases.acquisition.generate(seed)")
+    if key in ("acquisition", "exposure"):  # their own case types: cases.<suite>.generate(seed)
+        raise SuiteError(f"the {key} suite has its own case type: load it with "
+                         f"tpguard.benchmark.cases.{key}.generate(seed)")
     raise SuiteError(f"unknown suite {name!r} (known: {', '.join(SUITES)})")

@@ -33,6 +33,13 @@ def cases(
     if is_acquisition(suite):  # its own case type (seed 001_*)
         cases_command(seed, stats, show, as_json)
         return
+    from ..cases.exposure.cli import is_exposure
+
+    if is_exposure(suite):  # its own session type (seed 002_*)
+        from ..cases.exposure.cli import cases_command as exp_cases
+
+        exp_cases(seed, source, stats, show, as_json)
+        return
     out, err = Console(), Console(stderr=True)
     loaded = load_or_exit(suite, source, seed, err)
     if show is not None:

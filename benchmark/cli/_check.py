@@ -32,6 +32,12 @@ def check(
 
     if is_acquisition(suite):  # its own case type and checks (seed 001_*)
         check_command(seed, as_json)  # raises typer.Exit
+    from ..cases.exposure.cli import is_exposure
+
+    if is_exposure(suite):  # its own session type and checks (seed 002_*)
+        from ..cases.exposure.cli import check_command as exp_check
+
+        exp_check(seed, source, as_json)  # raises typer.Exit
 
     out, err = out_console(), Console(stderr=True)
     loaded = load_or_exit(suite, source, seed, err)
