@@ -15,7 +15,9 @@ Two requester-visible exits of a smolagents run, each through :meth:`Guard.check
 
 Not covered: a ``ToolCallingAgent``'s tool observations are raw tool returns (internal evidence,
 guarded by the result stage — ``@purpose_bound`` with an acquisition scope), and what a tool
-itself prints. Idempotent: guarding an agent twice wraps once.
+itself prints. Idempotent: guarding an agent twice wraps once. For a ``CodeAgent`` it installs
+:func:`propagate_context` (pinned), so the session bound around ``agent.run`` reaches the code
+action's thread.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from typing import Any
 
 from tpguard import Guard
 
+from ._smolagents_context import propagate_context
+
 __all__ = ["guard_agent"]
 
 _log = logging.getLogger("tpguard")
@@ -35,6 +39,8 @@ _MARK = "__tpguard_exit__"
 def guard_agent(agent: Any, guard: Guard, *, recipient: str | None = None, console: bool = True) -> Any:
     """Guard ``agent``'s final answer (and, for a ``CodeAgent``, its console) for ``recipient``
     (default: the session's requester, :meth:`Guard.requester`). Returns the agent."""
+    if getattr(agent, "python_executor", None) is not None:
+        propagate_context(pin=True)  # a CodeAgent's final_answer runs on the executor's thread
     final = getattr(agent, "tools", {}).get("final_answer")
     if final is not None and not final.__dict__.get(_MARK):
         final.forward = _final_answer(final.forward, guard, recipient)
