@@ -113,3 +113,17 @@ def test_without_exits_the_middleware_leaves_answers_alone(tmp_path: Path, tpgua
     with guard.session(**SESSION):
         state = agent.invoke({"messages": [{"role": "user", "content": "hi"}]})
     assert final(state).content == ANSWER
+
+
+def test_the_docs_agent_snippet_runs() -> None:
+    """docs/exposure-guard.md's two python blocks: the policy, then the agent with the middleware."""
+    from tpguard import Disclosure
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "exposure-guard.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in doc.split("```python\n")[1:3]]
+    ns: dict[str, Any] = {"print": lambda *a: None, "create_agent": create_agent, "tools": [],
+                          "PurposeBoundMiddleware": PurposeBoundMiddleware, "Disclosure": Disclosure,
+                          "model": ScriptedChatModel(["Your visit found asthma. Bob's found hepatitis B."])}
+    exec(blocks[0], ns)
+    exec(blocks[1], ns)
+    assert final(ns["state"]).content == "Your visit found asthma. Bob's found [DIAGNOSIS_1]."

@@ -249,3 +249,10 @@ def test_policy_file_with_recipients_disclosures_and_a_mail_tool(tmp_path: Path)
     assert not g.check_exit("final_response", None, "asthma").blocked
     assert g.check_exit("email", "ext:vendor", "asthma").blocked
     assert g.policy.tool("send_email").exit is not None
+
+
+def test_the_docs_snippet_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/exposure-guard.md's first python block, executed as written."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "exposure-guard.md").read_text()
+    exec(doc.split("```python\n", 1)[1].split("```", 1)[0], {})
+    assert capsys.readouterr().out == "You have asthma; Bob has [DIAGNOSIS_1].\n"
