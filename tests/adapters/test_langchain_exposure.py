@@ -127,3 +127,45 @@ def test_the_docs_agent_snippet_runs() -> None:
     exec(blocks[0], ns)
     exec(blocks[1], ns)
     assert final(ns["state"]).content == "Your visit found asthma. Bob's found [DIAGNOSIS_1]."
+
+
+MAIL_POLICY = {
+    "atoms": [{"id": "ann.dx", "type": "diagnosis", "value": "asthma"}],
+    "recipients": [{"id": "ext:vendor", "kind": "external", "addresses": ["ops@vendor.example"]}],
+    "rules": [{"atom_type": "diagnosis", "sink": "email", "allow": True}],  # the tool's purpose allows it
+    "tools": [{"name": "send_email", "purpose": "write to a contact", "sink": "email",
+               "free_text": ["body"], "exit": {"channel": "email", "recipient_arg": "to"}}],
+}
+
+
+@pytest.mark.parametrize("mode", ["audit", "enforce", "redact"])
+def test_an_email_tool_is_an_exit_for_the_recipient_it_names(mode: str, tpguard_spans: SpanCapture) -> None:
+    from langchain_core.messages import ToolMessage
+
+    from tpguard import PolicyKB
+
+    sent: list[dict[str, str]] = []
+
+    @tool
+    def send_email(to: str, body: str) -> str:
+        """Send an e-mail."""
+        sent.append({"to": to, "body": body})
+        return "sent"
+
+    guard = Guard(PolicyKB.from_dict(MAIL_POLICY), mode=mode,  # type: ignore[arg-type]
+                  tracer_provider=tpguard_spans.provider)
+    model = ScriptedChatModel([[{"name": "send_email", "id": "m1",
+                                 "args": {"to": "ops@vendor.example", "body": "Ann has asthma."}}], "ok"])
+    agent = create_agent(model, tools=[send_email], middleware=[PurposeBoundMiddleware(guard)])
+    agent.invoke({"messages": [{"role": "user", "content": "tell the vendor"}]})
+    reply = model.seen[1][-1]
+    assert isinstance(reply, ToolMessage)
+    if mode == "audit":
+        assert sent == [{"to": "ops@vendor.example", "body": "Ann has asthma."}]
+    elif mode == "enforce":
+        assert sent == [] and reply.status == "error"
+        assert str(reply.content).startswith("tpguard withheld this call to send_email (email to ext:vendor)")
+    else:
+        assert sent == [{"to": "ops@vendor.example", "body": "Ann has [DIAGNOSIS_1]."}]
+    span = tpguard_spans.tool_spans("send_email")[0]
+    assert list(span.attributes["tpguard.exit.forbidden.atom_ids"]) == ["ann.dx"]
