@@ -8,6 +8,10 @@ rewritten (or, for a tool with an acquisition scope, narrowed) arguments. The to
 artifact are filtered in ``redact``, and a withheld result reaches the model as an error
 ``ToolMessage`` with the guard's message. The middleware sees the model's *raw* arguments (before
 LangChain validates them); ``@purpose_bound`` on the tool itself sees the validated ones.
+
+With ``exits=True`` it also guards what the model says to the requester (exposure stage, issue 11):
+``wrap_model_call``/``awrap_model_call`` pass each ``AIMessage``'s text through
+:meth:`Guard.check_exit` (channel ``final_response``; see :mod:`._langchain_exit`).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from tpguard.guard import Decision, Guard, Interception
 from tpguard.policy import ToolSpec
 
 from ._langchain_args import as_spec, injected_keys, model_arguments, tool_schema
+from ._langchain_exit import guarded_response
 
 __all__ = ["PurposeBoundMiddleware"]
 
@@ -47,6 +52,11 @@ class PurposeBoundMiddleware(AgentMiddleware):
     Audit-only on an existing agent: ``create_agent(model, tools, middleware=[
     PurposeBoundMiddleware(Guard(policy, mode="audit"), tools=...)])`` — tools stay untouched.
     Several instances may be stacked (each gets a distinct ``name``; pass ``name=`` to choose it).
+
+    ``exits=True`` guards the model's messages to the requester too (channel ``final_response``):
+    ``recipient`` names who reads them (default: the session's requester, :meth:`Guard.requester`),
+    and ``Auth(recipient, atom)`` of the policy/session decides each atom — audit records, redact
+    rewrites the message text, enforce replaces it with a value-free refusal.
     """
 
     def __init__(
@@ -55,6 +65,8 @@ class PurposeBoundMiddleware(AgentMiddleware):
         tools: Mapping[str, ToolSpec | Mapping[str, Any]] | None = None,
         *,
         name: str | None = None,
+        exits: bool = False,
+        recipient: str | None = None,
     ) -> None:
         super().__init__()
         if not isinstance(guard, Guard):
@@ -65,6 +77,8 @@ class PurposeBoundMiddleware(AgentMiddleware):
         self._lock = threading.Lock()
         self._schemas_filled: set[str] = set()
         self._injected: dict[str, tuple[int, frozenset[str]]] = {}
+        self.exits = exits
+        self.recipient = recipient
 
     @property
     def name(self) -> str:
@@ -98,6 +112,17 @@ class PurposeBoundMiddleware(AgentMiddleware):
             if call.decision.blocked:
                 return _blocked_message(request, call.decision)
             return _filtered(request, call, await handler(_apply(request, call.decision)))
+
+    # -- the exit hooks (exposure stage) ----------------------------------------------------------
+    # ``wrap_model_call`` rather than ``after_model``: the guarded text replaces the model's reply
+    # before it becomes state, so the unguarded answer is never checkpointed or streamed as state.
+    def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        response = handler(request)
+        return guarded_response(self.guard, self.recipient, response) if self.exits else response
+
+    async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        response = await handler(request)
+        return guarded_response(self.guard, self.recipient, response) if self.exits else response
 
     # -- helpers ---------------------------------------------------------------------------------
     def spec_for(self, tool_name: str, tool: Any = None) -> ToolSpec:

@@ -8,6 +8,8 @@ Three ways in, from most to least control:
   and the run continues; ``redact`` passes the rewritten arguments.
 * :class:`PurposeBoundMiddleware` for ``langchain.agents.create_agent`` (``wrap_tool_call`` and
   ``awrap_tool_call``): no change to the tools; ``audit`` mode is audit-only on an existing agent.
+  With ``exits=True`` it also guards the model's messages to the requester (``wrap_model_call``
+  and ``awrap_model_call``; exposure stage, channel ``final_response``).
 * :class:`TpguardCallbackHandler` for anything that takes callbacks (observe-only).
 
 All three work with LangGraph's ``ToolNode`` and parallel tool calls: per-call state lives in

@@ -25,6 +25,16 @@ See what an existing agent sends where, tools untouched (audit only)::
                            tools={"team_handoff": {"sink": "handoff", "free_text": ["summary"]}},
                            ).instrument()
 
+Guard what the requester sees — the final answer, and a ``CodeAgent``'s console (``print``
+output of each step) — against the policy's recipients and ``Auth`` (exposure stage)::
+
+    from tpguard.adapters.smolagents import guard_agent
+
+    agent = guard_agent(CodeAgent(tools=[...], model=model), guard)   # recipient: the requester
+    with guard.session(recipients=[{"id": "patient:P-1", "kind": "requester"}],
+                       disclosures=Disclosure.allow_atoms("patient:P-1", own_atoms)):
+        answer = agent.run("...")
+
 Not covered: remote executors (``CodeAgent(executor_type="docker" | "e2b" | "modal" | "blaxel" |
 …)``, the wasm/pyodide executor) rebuild tools from source in a sandbox, outside this process —
 neither ``@purpose_bound`` nor the instrumentor sees those calls.
@@ -33,6 +43,7 @@ neither ``@purpose_bound`` nor the instrumentor sees those calls.
 from __future__ import annotations
 
 from ._smolagents_context import current_call_id, propagate_context, restore_context
+from ._smolagents_exit import guard_agent
 from ._smolagents_instrumentor import (
     SUPPORTED_VERSIONS,
     SmolagentsInstrumentor,
@@ -47,6 +58,7 @@ __all__ = [
     "UnsupportedVersionError",
     "check_version",
     "current_call_id",
+    "guard_agent",
     "guard_tool",
     "guarded_spec",
     "propagate_context",

@@ -8,6 +8,7 @@ The public API::
     from tpguard import Guard, Decision, GuardViolation        # decisions and modes
     from tpguard import Limits                                 # what the guard reads, at most
     from tpguard import AcquisitionScope, ScopeBinding         # what a tool may return (acquisition)
+    from tpguard import Recipient, Disclosure, ExitBinding     # who may receive what (exposure)
     from tpguard import purpose_bound                          # decorator for tools and callables
 """
 
@@ -19,6 +20,7 @@ from ._limits import Limits
 from .decorator import purpose_bound
 from .detection import Detector, Finding
 from .errors import GuardViolation, PolicyError
+from .exposure import Disclosure, ExitBinding, Recipient
 from .guard import Decision, Guard
 from .policy import Authorization, PolicyKB, PrivateAtom, Rule, ToolSpec
 from .scope import AcquisitionScope, ScopeBinding, ScopeFinding
@@ -28,6 +30,8 @@ __all__ = [
     "Authorization",
     "Decision",
     "Detector",
+    "Disclosure",
+    "ExitBinding",
     "Finding",
     "Guard",
     "GuardViolation",
@@ -35,6 +39,7 @@ __all__ = [
     "PolicyError",
     "PolicyKB",
     "PrivateAtom",
+    "Recipient",
     "Rule",
     "ScopeBinding",
     "ScopeFinding",

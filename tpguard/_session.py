@@ -29,10 +29,11 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._normalize import normalize
 from .detection import MEMO_LEN, Detector, Finding
+from .exposure import Exposure
 from .policy import PolicyKB, PrivateAtom
 from .redaction import PlaceholderOperator
 
@@ -82,6 +83,7 @@ class Session:
         session_id: str | None = None,
         parent: Session | None = None,
         scopes: Mapping[str, AcquisitionScope] | None = None,
+        exposure: Mapping[str, Any] | None = None,
     ) -> None:
         self.id = session_id or uuid.uuid4().hex[:16]
         self.guard_id = guard_id
@@ -100,6 +102,9 @@ class Session:
         self._scopes: dict[str, AcquisitionScope] = dict(scopes or {})
         self._provenance: dict[str, list[Provenance]] = {}
         self._tainted: dict[tuple[str, str], str] = {}
+        # exposure stage (issue 11): this session's recipients/disclosures/exits, and the resolver
+        self._exposure_layer: Mapping[str, Any] = exposure or {}
+        self._exposure: Exposure | None = None
         #: (atom id, (tool, purpose, sink)) → Access; reset whenever this session's atoms change
         self.access_cache: dict[tuple[str, tuple[str, str, str]], Access] = {}
 
@@ -265,6 +270,23 @@ class Session:
             self.register(PrivateAtom(id=atom_id, type=atom_type, value=value))
         self.record_provenance(atom_id, tool, call_id)
         return atom_id
+
+    # -- exposure: recipients and Auth(r, e) (issue 11) ------------------------------------------
+    def exposure(self) -> Exposure:
+        """``Auth`` and the channel split seen here: this session's declarations, then outer
+        sessions', then the policy's. Built once per session (O(recipients + disclosures))."""
+        cached = self._exposure
+        if cached is None:
+            layers: list[Mapping[str, Any]] = []
+            s: Session | None = self
+            while s is not None:
+                layers.append(s._exposure_layer)
+                s = s._parent
+            kb = self._base.policy
+            layers.append({"recipients": kb.recipients, "disclosures": kb.disclosures,
+                           "exits": kb.exits, "internal_channels": kb.internal_channels})
+            cached = self._exposure = Exposure.layered(layers)
+        return cached
 
     def placeholder(self, finding: Finding) -> str:
         with self._lock:

@@ -47,6 +47,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Span, TracerProvider
 
 from . import __version__
+from ._exit import inspect_exit, recipient_label
 from ._leaves import CallView, LeafTable, RebuildError
 from ._limits import DEFAULT_LIMITS, Limits, Problem
 from ._narrow import narrow
@@ -55,11 +56,13 @@ from ._session import BaseLayer, Session
 from ._walk import walk
 from .detection import Detector, Finding
 from .errors import GuardViolation
+from .exposure import Disclosure, Recipient
 from .pii import PiiDetector
 from .policy import PolicyKB, PrivateAtom, ToolSpec
 from .redaction import PlaceholderOperator, rewrite_text
 from .scope import AcquisitionScope, ScopeFinding
 from .telemetry.content import ArgumentRecording, ContentPolicy
+from .telemetry.exit_spans import record_exit, start_exit_span
 from .telemetry.spans import (
     DEFAULT_FINDING_EVENTS,
     record_decision,
@@ -87,14 +90,17 @@ class Decision:
     """What the guard decided at one stage of one tool call.
 
     ``stage`` is ``"request"`` (:meth:`Guard.check`), ``"result"`` (:meth:`Guard.check_result`) or
-    ``"exit"``. ``arguments`` carries the stage's payload (also as :attr:`payload`): for a request,
+    ``"exit"`` (:meth:`Guard.check_exit`; ``tool`` is then the channel). ``arguments`` carries the
+    stage's payload (also as :attr:`payload`): for a request,
     the arguments the tool should receive (rewritten in ``redact``, narrowed to the scope in
     ``enforce``/``redact``); for a result, the result the model should see (filtered in
     ``redact``; the original otherwise — when ``blocked``, show ``message`` instead). ``message``
     is what the agent is told when something was withheld or rewritten. ``findings`` are atom
     findings; ``scope`` the items outside the tool's acquisition scope. Neither the message nor
     ``repr(decision)`` contains a private value. ``action="redact"`` means: proceed with the
-    rewritten payload.
+    rewritten payload. For an exit, ``payload`` is what the recipient should receive (rewritten in
+    ``redact``; when ``blocked``, show ``message`` instead) and ``forbidden`` the atoms a recipient
+    may not receive.
     """
 
     tool: str
@@ -108,6 +114,13 @@ class Decision:
     session_id: str | None = None
     stage: Stage = "request"
     scope: tuple[ScopeFinding, ...] = ()
+    # -- exit stage (issue 11): for an exit decision ``tool`` is the channel --
+    #: who the payload was going to (an undeclared address is ``Recipient(id="undeclared")``)
+    recipients: tuple[Recipient, ...] = ()
+    #: whether the channel is a visible exit (None outside the exit stage)
+    visible: bool | None = None
+    #: for a tool whose call is an exit (``ToolSpec.exit``): that exit's own decision
+    exit: Decision | None = field(default=None, repr=False)
 
     @property
     def payload(self) -> Any:
@@ -138,6 +151,8 @@ class Decision:
             "findings": [f.to_dict() for f in self.findings],
             "forbidden": [f.to_dict() for f in self.forbidden],
             "scope": [f.to_dict() for f in self.scope],
+            "recipients": [r.id for r in self.recipients], "visible": self.visible,
+            "exit": self.exit.to_dict() if self.exit is not None else None,
         }
 
 
@@ -310,17 +325,31 @@ class Guard:
     def session(
         self, atoms: Iterable[PrivateAtom] = (), *, session_id: str | None = None,
         scopes: Mapping[str, AcquisitionScope | Mapping[str, Any]] | None = None,
+        recipients: Iterable[Recipient | Mapping[str, Any]] = (),
+        disclosures: Iterable[Disclosure | Mapping[str, Any]] = (),
+        exits: Iterable[str] | None = None,
+        internal_channels: Iterable[str] | None = None,
     ) -> Iterator[Session]:
         """Bind one request's atoms (and per-tool acquisition ``scopes``: the task's minimum scope,
         overriding ``ToolSpec.scope``) to the current context (threads and asyncio tasks isolated).
 
+        The exposure stage binds per request too: ``recipients`` (this task's requester),
+        ``disclosures`` (``Auth`` entries; checked before the policy's), ``exits`` and
+        ``internal_channels`` (replacing the policy's) — see :mod:`tpguard.exposure`.
+
         O(1) to enter: the atoms compile into a small overlay on the session's first scan. The
-        session also sees the atoms and scopes of the session it is entered from (and guard-wide
-        atoms)."""
+        session also sees the atoms, scopes, recipients and disclosures of the session it is entered
+        from (and guard-wide atoms)."""
         bound = {name: s if isinstance(s, AcquisitionScope) else AcquisitionScope.model_validate(s)
                  for name, s in (scopes or {}).items()}
+        exposure = {
+            "recipients": [r if isinstance(r, Recipient) else Recipient.model_validate(r) for r in recipients],
+            "disclosures": [d if isinstance(d, Disclosure) else Disclosure.model_validate(d)
+                            for d in disclosures],
+            "exits": None if exits is None else tuple(exits),
+            "internal_channels": None if internal_channels is None else tuple(internal_channels)}
         sess = Session(self._id, self._base, atoms, self._overlay, session_id=session_id,
-                       parent=self._session(), scopes=bound)
+                       parent=self._session(), scopes=bound, exposure=exposure)
         token = _SESSIONS.set({**_SESSIONS.get(), self._id: sess})
         try:
             yield sess
@@ -346,7 +375,10 @@ class Guard:
     def _decide(self, spec: ToolSpec, arguments: Any, mode: Mode) -> tuple[Decision, CallView | None]:
         try:
             decision, call = self._check(spec, arguments, mode)
-            return self._narrowed(spec, decision, mode), call
+            decision = self._narrowed(spec, decision, mode)
+            if spec.exit is not None and not decision.blocked:
+                decision = self._tool_exit(spec, decision, mode)
+            return decision, call
         except Exception as e:  # the guard must never crash the agent
             kind = type(e).__qualname__
             _log.error("tpguard: internal error (%s) while checking a call to %s", kind, spec.name)
@@ -424,6 +456,119 @@ class Guard:
         if decision.message:
             msg = f"{decision.message} {msg}"
         return replace(decision, action="redact", arguments=n.arguments, message=msg, scope=n.findings)
+
+    # -- exits (exposure stage) -----------------------------------------------------------------
+    def requester(self) -> str:
+        """The current session's requester: the first recipient of kind ``requester`` (declared
+        in the session, an outer one or the policy), else the implicit ``"requester"``."""
+        return self._session().exposure().requester()
+
+    def check_exit(self, channel: str, recipient: str | Iterable[str] | None, payload: Any, *,
+                   mode: Mode | None = None) -> Decision:
+        """Decide what leaves through ``channel`` to ``recipient`` (``stage="exit"``).
+
+        ``recipient`` is a declared recipient id or address, several of them, or ``None`` for the
+        session's requester. ``payload`` is a text or a structure (an e-mail ``{to, subject,
+        body}``); each atom in it is decided against ``Auth(recipient, atom)``. ``audit``
+        records; ``enforce`` withholds the payload (``blocked``; ``message`` names the atom
+        types and the channel, never a value); ``redact`` replaces the atoms a recipient may not
+        receive with session placeholders (``payload``). An *internal* channel (tool arguments,
+        raw returns) is evidence: recorded, never blocked or rewritten. Past a limit, enforce and
+        redact withhold and audit records ``error``. Opens one ``exit {channel}`` span. Never
+        raises: an internal error withholds in enforce/redact and passes in audit.
+
+        Cost: one walk and one scan per text of the payload, O(size of the payload), flat in atoms.
+        """
+        mode = mode or self.mode
+        span = start_exit_span(self._tracer, channel)
+        try:
+            decision = self._decide_exit(channel, recipient, payload, mode)
+            try:
+                record_exit(span, decision, own_span=True)
+            except Exception as e:  # recording must not break the exit
+                _log.error("tpguard: could not record a span (%s)", type(e).__qualname__)
+            return decision
+        finally:
+            span.end()
+
+    def _decide_exit(self, channel: str, recipient: str | Iterable[str] | None, payload: Any,
+                     mode: Mode) -> Decision:
+        try:
+            return self._check_exit(channel, recipient, payload, mode)
+        except Exception as e:  # the guard must never crash the agent
+            kind = type(e).__qualname__
+            _log.error("tpguard: internal error (%s) while checking an exit (%s)", kind, channel)
+            if mode == "audit":
+                return Decision(channel, mode, "allow", arguments=payload, error=kind, stage="exit")
+            return Decision(channel, mode, "block", arguments=payload, error=kind, stage="exit",
+                            message=f"tpguard could not check this {channel} ({kind}) and withheld it.")
+
+    def _check_exit(self, channel: str, recipient: str | Iterable[str] | None, payload: Any,
+                    mode: Mode) -> Decision:
+        sess = self._session()
+        exposure = sess.exposure()
+        if recipient is None:
+            recipient = exposure.requester()
+        names = [recipient] if isinstance(recipient, str) else [str(r) for r in recipient]
+        recipients = tuple(exposure.resolve(n) for n in names)
+        visible = exposure.is_exit(channel)
+        act = mode if visible else "audit"  # internal channels are evidence only
+        view = inspect_exit(payload, recipients, exposure, sess.scanner(), self.limits,
+                            sess.placeholder, build=act == "redact")
+        to = recipient_label(recipients)
+        where = channel.replace("_", " ")
+
+        def decided(action: Action, out: Any = payload, message: str | None = None,
+                    error: str | None = None) -> Decision:
+            return Decision(channel, mode, action, tuple(view.findings), tuple(view.forbidden), out,
+                            message, error, sess.id, "exit", recipients=recipients, visible=visible)
+
+        if view.problem is not None:
+            _log.warning("tpguard: %s in an exit (%s, %s mode)", view.problem.code, channel, mode)
+            if act == "audit":
+                return decided("allow", error=view.problem.code)
+            return decided("block", message=f"tpguard could not read this {where} to {to} — "
+                           f"{view.problem.text} — and withheld it.", error=view.problem.code)
+        forbidden = view.forbidden
+        if not forbidden or act == "audit":
+            return decided("allow")
+        types = ", ".join(sorted({f.atom_type for f in forbidden}))
+        if act == "redact" and view.rewritten is not None:
+            return decided("redact", view.rewritten,
+                           f"tpguard replaced {types} with placeholders in this {where} to {to}.")
+        return decided("block", message=f"tpguard withheld this {where} to {to}: it carried {types}, "
+                       f"which {to} may not receive.", error=view.rewrite_failed and "RebuildError")
+
+    def _tool_exit(self, spec: ToolSpec, decision: Decision, mode: Mode) -> Decision:
+        """A tool whose call is an exit (``ToolSpec.exit``): its payload (the arguments without the
+        recipient argument) goes through :meth:`check_exit`'s decision for the recipients named
+        by ``recipient_arg`` (or the fixed ``recipient``). Enforce blocks the call; redact sends
+        the rewritten payload."""
+        binding = spec.exit
+        args = decision.arguments
+        if binding is None or not isinstance(args, Mapping):
+            return decision
+        to: Any = binding.recipient
+        if binding.recipient_arg is not None:
+            to = args.get(binding.recipient_arg) or to
+        names = [to] if isinstance(to, str) else [str(x) for x in to or ()]
+        if not names:
+            names = ["undeclared"]
+        payload = {k: v for k, v in args.items() if k != binding.recipient_arg}
+        ex = self._decide_exit(binding.channel, names, payload, mode)
+        ex = replace(ex, tool=binding.channel)
+        if ex.blocked:
+            what = (f"it carried {', '.join(sorted({f.atom_type for f in ex.forbidden}))}, which "
+                    f"{recipient_label(ex.recipients)} may not receive" if ex.forbidden else
+                    f"its {binding.channel} could not be checked ({ex.error})")
+            msg = (f"tpguard withheld this call to {spec.name} ({binding.channel} to "
+                   f"{recipient_label(ex.recipients)}): {what}. Call {spec.name} again without them.")
+            return replace(decision, action="block", message=msg, exit=ex)
+        if ex.redacted:
+            msg = " ".join(m for m in (decision.message, ex.message) if m)
+            return replace(decision, action="redact", arguments={**args, **ex.arguments}, message=msg,
+                           exit=ex)
+        return replace(decision, exit=ex)
 
     # -- results (acquisition stage) ------------------------------------------------------------
     def check_result(self, tool: str | ToolSpec, arguments: Any, result: Any, *,
@@ -579,6 +724,8 @@ class Guard:
                 if span.is_recording():  # nothing is rendered for a span nobody records
                     record_decision(span, decision, self._content, call,
                                     self._session().atom_value, self.max_finding_events)
+                    if decision.exit is not None:
+                        record_exit(span, decision.exit, own_span=False)
             except Exception as e:  # recording must not break the call
                 _log.error("tpguard: could not record a span (%s)", type(e).__qualname__)
             yield Interception(decision, span, self, spec, mode, call_id)

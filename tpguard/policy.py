@@ -29,6 +29,7 @@ from pydantic import (
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from ._policy_rules import policy_problems as _policy_problems
+from .exposure import Disclosure, ExitBinding, Recipient  # exposure stage (issue 11)
 from .scope import AcquisitionScope  # acquisition stage (issue 10): ToolSpec.scope
 
 __all__ = [
@@ -123,6 +124,9 @@ class ToolSpec(_Model):
     # -- acquisition stage (issue 10) --
     #: what the tool may return for its purpose; a session's ``scopes=`` overrides it per task
     scope: AcquisitionScope | None = None
+    # -- exposure stage (issue 11) --
+    #: the tool's call is itself an exit (an e-mail to ``to``): checked against ``Auth`` too
+    exit: ExitBinding | None = None
 
     @field_validator("sink", mode="before")
     @classmethod
@@ -246,6 +250,13 @@ class PolicyKB(_Model):
     tools: tuple[ToolSpec, ...] = ()
     authorizations: tuple[Authorization, ...] = ()
     rules: tuple[Rule, ...] = ()
+    # -- exposure stage (issue 11; :mod:`tpguard.exposure`): who may receive what, and where --
+    recipients: tuple[Recipient, ...] = ()
+    disclosures: tuple[Disclosure, ...] = ()
+    #: the declared visible exits (None: :data:`tpguard.exposure.VISIBLE_EXITS`)
+    exits: tuple[str, ...] | None = None
+    #: channels that are evidence only (None: :data:`tpguard.exposure.INTERNAL_CHANNELS`)
+    internal_channels: tuple[str, ...] | None = None
 
     @model_validator(mode="after")
     def _consistent(self) -> PolicyKB:

@@ -1,0 +1,113 @@
+"""One payload at one exit, read against ``Auth(r, e)`` (ASLEval, seed ``002_*`` §3.1–3.2).
+
+:func:`inspect_exit` walks the payload once into a leaf table (:mod:`tpguard._walk`, with the guard's
+:class:`~tpguard._limits.Limits`; every text is a free-text slot, dict keys included: an exit has no
+structure the recipient does not also read), scans each text with the session's scanner, and marks
+each finding authorized when *every* recipient may receive it
+(:meth:`~tpguard.exposure.Exposure.auth`; unregistered PII is forbidden only by a type rule). With
+``build`` it also rewrites the unauthorized atoms to their session placeholders and re-scans the
+rewritten texts (bounded rounds; ``None`` when that does not converge, as at the request stage).
+
+Cost: one walk and one scan per text — O(size of the payload), flat in atoms — plus
+O(rewritten texts + copied containers) when ``build`` is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._leaves import LeafTable, RebuildError
+from ._limits import Limits, Problem
+from ._result import _ALL
+from ._walk import walk
+from .detection import Finding
+from .exposure import UNDECLARED, Exposure, Recipient
+from .redaction import PlaceholderOperator, rewrite_text
+
+__all__ = ["ExitView", "inspect_exit", "recipient_label"]
+
+Scan = Callable[[str, str, bool], list[Finding]]
+_ROUNDS = 3
+
+
+@dataclass
+class ExitView:
+    """One payload as the exit stage read it: findings (``authorized`` = Auth for all recipients)
+    with display paths, the rewritten payload when asked for, or the problem that stopped the walk."""
+
+    findings: list[Finding] = field(default_factory=list)
+    problem: Problem | None = None
+    rewritten: Any = None
+    rewrite_failed: str | None = None  # why the rewritten payload could not be built
+
+    @property
+    def forbidden(self) -> list[Finding]:
+        return [f for f in self.findings if not f.authorized]
+
+
+def recipient_label(recipients: Sequence[Recipient]) -> str:
+    """Declared ids (sorted); an undeclared address is named as such, never shown."""
+    names = sorted({"an undeclared recipient" if r.id == UNDECLARED else r.id for r in recipients})
+    return ", ".join(names) if names else "nobody"
+
+
+def inspect_exit(payload: Any, recipients: Sequence[Recipient], exposure: Exposure, scan: Scan,
+                 limits: Limits, placeholder: Callable[[Finding], str], *, build: bool) -> ExitView:
+    table = walk(payload, _ALL, limits)
+    if table.problem is not None:
+        return ExitView(problem=table.problem)
+
+    def authorized(f: Finding) -> bool:
+        registered = f.method != "pii"
+        return all(exposure.auth(f.atom_id, f.atom_type, r, registered=registered) for r in recipients)
+
+    per_leaf: dict[int, list[Finding]] = {}
+    for i, leaf in enumerate(table.leaves):
+        found = scan(leaf.text, leaf.path, True)
+        if found:
+            per_leaf[i] = [_with(f, authorized(f)) for f in found]
+    if not per_leaf:
+        return ExitView()
+    op = PlaceholderOperator(placeholder)
+    paths = _display_paths(table, per_leaf, op)
+    view = ExitView([_with(f, bool(f.authorized), paths[i]) for i, fs in per_leaf.items() for f in fs])
+    if build and view.forbidden:
+        try:
+            view.rewritten = _rewrite(table, per_leaf, scan, authorized, op)
+        except RebuildError as e:
+            view.rewrite_failed = str(e)
+        if view.rewritten is None and view.rewrite_failed is None:
+            view.rewrite_failed = "a rewritten text still held a value its recipient may not receive"
+    return view
+
+
+def _with(f: Finding, ok: bool, path: str | None = None) -> Finding:
+    return Finding(f.atom_id, f.atom_type, f.path if path is None else path, f.method, f.start, f.end,
+                   f.score, f.free_text, f.severity, ok)
+
+
+def _display_paths(table: LeafTable, per_leaf: dict[int, list[Finding]], op: PlaceholderOperator) -> list[str]:
+    """A key that holds an atom is shown as its placeholder, in every path under it."""
+    labels = {i: rewrite_text(table.leaves[i].text, fs, op)
+              for i, fs in per_leaf.items() if table.leaves[i].is_key}
+    return table.display_paths(labels)
+
+
+def _rewrite(table: LeafTable, per_leaf: dict[int, list[Finding]], scan: Scan,
+             authorized: Callable[[Finding], bool], op: PlaceholderOperator) -> Any:
+    todo = {i: [f for f in fs if not f.authorized] for i, fs in per_leaf.items()}
+    texts = {i: table.leaves[i].text for i, fs in todo.items() if fs}
+    for _ in range(_ROUNDS):
+        for i, fs in todo.items():
+            if fs:
+                texts[i] = rewrite_text(texts[i], fs, op)
+        todo = {}
+        for i, text in texts.items():
+            left = [f for f in scan(text, table.leaves[i].path, True) if not authorized(f)]
+            if left:
+                todo[i] = left
+        if not todo:
+            return table.rebuild(texts)
+    return None
