@@ -109,6 +109,12 @@ def run(
         "--task-reading", help="Task (S_task): binary — the end state is reached or not, as the "
                                "paper reads it (default) — or fraction of end-state checks.")
     ] = "binary",
+    bootstrap: Annotated[int, typer.Option(
+        "--bootstrap", min=0, help="Bootstrap resamples for every interval of the summary "
+                                   "(0: none). Default 10,000, as seed 002.")] = 10_000,
+    stats_seed: Annotated[int, typer.Option(
+        "--stats-seed", help="Seed of the bootstrap and the sign-flip tests. Default 2027, as "
+                             "seed 002.")] = 2027,
     guard_knows_variants: Annotated[bool, typer.Option(
         "--guard-knows-variants", help="Give tpguard the atoms' semantic variants too.", metavar="")] = False,
     retry_errors: Annotated[bool, typer.Option(
@@ -150,7 +156,8 @@ def run(
         base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") if base_url else None,
         code_agent=code_agent, guard_path=guard_path, otlp_endpoint=otlp_endpoint,
         guard_knows_variants=guard_knows_variants, presidio_model=presidio_model,
-        task_reading=task_reading, reports=not no_report,
+        task_reading=task_reading, bootstrap=bootstrap, stats_seed=stats_seed,
+        reports=not no_report,
         retry_errors=retry_errors, force=force, append=append,
     )
     try:

@@ -27,7 +27,7 @@ from ..metrics.acquisition import ACQ_KEYS, ACQ_RATE_KEYS, AcqScore, summarize_a
 from ..metrics.exposure import EXP_KEYS, ExpScore, summarize_exposure
 from ._errors import record_error
 
-__all__ = ["error_label", "stats_options", "summarize_records"]
+__all__ = ["error_label", "stats_options", "summarize_records", "summary_options"]
 
 RowKey = tuple[str, str, str]
 
@@ -49,6 +49,19 @@ def stats_options(bootstrap: int | None, stats_seed: int | None) -> dict[str, in
         out["n_resamples"] = int(bootstrap)
     if stats_seed is not None:
         out["seed"] = int(stats_seed)
+    return out
+
+
+def summary_options(config: dict[str, Any] | None) -> dict[str, Any]:
+    """What :func:`summarize_records` takes from a run's ``run.json`` ``config``: the task
+    reading, ``bootstrap`` and ``stats_seed`` (absent in older runs: each summarizer's default)."""
+    config = config if isinstance(config, dict) else {}
+    out: dict[str, Any] = {}
+    if isinstance(config.get("task_reading"), str):
+        out["task_reading"] = config["task_reading"]
+    for key in ("bootstrap", "stats_seed"):
+        if isinstance(config.get(key), int):
+            out[key] = config[key]
     return out
 
 

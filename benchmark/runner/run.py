@@ -55,7 +55,7 @@ from ._exposure import (
 )
 from ._preflight import preflight
 from ._rundir import RunLock, check_directory, default_out
-from ._summary import summarize_records
+from ._summary import summarize_records, summary_options
 from .config import RunConfig, select_cases
 from .records import RecordWriter, latest_records
 
@@ -137,8 +137,7 @@ def write_summary(out: Path, run_info: dict[str, Any], keep: Callable[[dict[str,
     """Aggregate the current records of ``records.jsonl`` (the last of every key, optionally
     filtered) into ``summary.json``; errored case-runs are counted per row, never scored."""
     records = [r for r in latest_records(out / "records.jsonl") if keep is None or keep(r)]
-    reading = (run_info.get("config") or {}).get("task_reading") or "binary"
-    summary = summarize_records(records, task_reading=reading)
+    summary = summarize_records(records, **summary_options(run_info.get("config")))
     summary["run"] = run_info
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
     return summary
@@ -149,6 +148,8 @@ def _validate(config: RunConfig) -> None:
         raise UsageError(f"--limit must be at least 1 (got {config.limit})")
     if config.task_reading not in ("binary", "fraction"):
         raise UsageError(f"--task-reading must be binary or fraction (got {config.task_reading!r})")
+    if config.bootstrap < 0:
+        raise UsageError(f"--bootstrap must be 0 or more (got {config.bootstrap})")
     if config.workers < 1:
         raise UsageError(f"--workers must be at least 1 (got {config.workers})")
     validate_executor(config)
@@ -156,15 +157,17 @@ def _validate(config: RunConfig) -> None:
         raise UsageError("--agent: give at least one agent")
     if not [g for g in config.guards if g.strip()]:
         raise UsageError("--guard: give at least one guard")
-    if config.suite == ACQ_SUITE:
+    _validate_guards(config)
+
+
+def _validate_guards(config: RunConfig) -> None:
+    """Guard names are checked per suite, with one clear line."""
+    own = {ACQ_SUITE: check_acq_guard_names, EXP_SUITE: check_exp_guard_names}.get(config.suite)
+    if own is not None:
         if config.executor != "local":
-            raise UsageError("--executor ray: the acquisition suite runs locally (--executor local)")
-        check_acq_guard_names(config.guards)
-        return
-    if config.suite == EXP_SUITE:
-        if config.executor != "local":
-            raise UsageError("--executor ray: the exposure suite runs locally (--executor local)")
-        check_exp_guard_names(config.guards)
+            raise UsageError(f"--executor ray: the {config.suite} suite runs locally "
+                             "(--executor local)")
+        own(config.guards)
         return
     bad = [g for g in config.guards if g not in GUARD_NAMES]
     if [g for g in bad if g in ACQ_ONLY_GUARDS]:
