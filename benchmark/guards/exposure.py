@@ -24,7 +24,7 @@ the visible exits and the internal channels. Decisions are value-free; nothing h
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from tpguard import Guard, PolicyKB, ToolSpec
 
@@ -154,7 +154,7 @@ class ExpGuardUnderTest:
             return SessionWrap()
         if self.name == "return-min":
             return ReturnMin()
-        mode = "redact" if self.name == "redact" else "enforce"
+        mode: Literal["enforce", "redact"] = "redact" if self.name == "redact" else "enforce"
         guard = Guard(case_policy(case), mode=mode, tracer_provider=tracer_provider)
         if self.name in ("enforce", "redact"):
             return _ArgsWrap(self.name, guard)

@@ -41,10 +41,10 @@ def _key(r: dict[str, Any]) -> RowKey:
     return (str(r["agent"]), str(r["guard"]), str(r["suite"]))
 
 
-def stats_options(bootstrap: int | None, stats_seed: int | None) -> dict[str, int]:
+def stats_options(bootstrap: int | None, stats_seed: int | None) -> dict[str, Any]:
     """``--bootstrap`` / ``--stats-seed`` as every suite's summarizer takes them (``n_resamples``,
     ``seed``); an option left ``None`` keeps each summarizer's own default."""
-    out: dict[str, int] = {}
+    out: dict[str, Any] = {}  # keyword arguments of the summarizers
     if bootstrap is not None:
         out["n_resamples"] = int(bootstrap)
     if stats_seed is not None:
