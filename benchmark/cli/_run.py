@@ -25,11 +25,22 @@ __all__ = ["run"]
 
 _SHOW = ("TaskSuccess", "FOR", "SWLR", "FreeTextFOR", "MT-POI", "SMTC")
 _ACQ_SHOW = ("TCR", "CER", "HCER", "OLR", "PLR", "HPLR")  # acquisition rows (seed 001)
+_EXP_SHOW = ("ECR", "OLF", "TCR")  # exposure rows (seed 002), then coverage.<channel>
+_EXP_GUARDS = ("off", "exit:email", "exits", "enforce", "redact", "return-min")
 _ROW_KEYS = ("agent", "guard", "suite", "n", "n_total", "errors", "error_rate", "error_types",
              "Task", "Workflow", "GoldArg", "TaskSuccess", "FOR", "SWLR", "ToolFOR", "LTCR",
              "FreeTextFOR", "FTSlotRate", "MidFOR", "MT-POI", "SMTC")
 _ACQ_ROW_KEYS = ("agent", "guard", "suite", "family", "n", "n_total", "errors", "error_rate",
                  "error_types", *_ACQ_SHOW, "DeltaC", "DeltaP", "CERPositiveProbe", "ci")
+_EXP_ROW_KEYS = ("agent", "guard", "suite", "family", "n", "n_total", "errors", "error_rate",
+                 "error_types", *_EXP_SHOW, "OLF_positive", "channels", "ci")
+
+
+def _json_row(r: dict[str, Any]) -> dict[str, Any]:
+    if r.get("family") == "exposure":
+        cov = {k: v for k, v in r.items() if k.startswith("coverage.")}
+        return {**{k: r.get(k) for k in _EXP_ROW_KEYS}, **cov}
+    return {k: r.get(k) for k in (_ACQ_ROW_KEYS if r.get("family") == "acquisition" else _ROW_KEYS)}
 
 
 def _split(option: str, value: str | None, default: tuple[str, ...]) -> list[str]:
@@ -45,7 +56,7 @@ def _split(option: str, value: str | None, default: tuple[str, ...]) -> list[str
 
 
 def run(
-    suite: Annotated[str, typer.Option("--suite", help="need-to-know | public-derived")] = "need-to-know",
+    suite: Annotated[str, typer.Option("--suite", help="need-to-know | public-derived | acquisition | exposure")] = "need-to-know",
     agent: Annotated[str | None, typer.Option(
         "--agent", help="Comma-separated: oracle, leaky[:PROFILE], replay:PATH, "
                         "langchain[+PATH]:MODEL, smolagents[+PATH]:MODEL. Default (and --quick): "
@@ -54,11 +65,13 @@ def run(
         "--guard", help="Comma-separated: off, audit, enforce, redact, langchain-pii, "
                         "presidio-redact, drop-free-text. Default: all but audit. Suite "
                         "acquisition: off, audit, enforce, redact, presidio-redact, directive "
-                        "(default: all)")] = None,
+                        "(default: all). Suite exposure: off, exit:CHANNEL[+CHANNEL…] (e.g. "
+                        "exit:email), exits, enforce, redact, return-min (default: all, with "
+                        "exit:email)")] = None,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Run directory (resumable). Default: runs/ plus a name derived from "
                             "the configuration, e.g. runs/need-to-know-quick.")] = None,
-    source: Annotated[Path | None, typer.Option("--source", help="Public data folder (public-derived).")] = None,
+    source: Annotated[Path | None, typer.Option("--source", help="Public data folder (public-derived; exposure: agentdojo/ and workbench/).")] = None,
     seed: Annotated[int, typer.Option("--seed")] = 0,
     quick: Annotated[bool, typer.Option("--quick", help="Two cases per domain.", metavar="")] = False,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most N cases.")] = None,
@@ -96,6 +109,12 @@ def run(
         "--task-reading", help="Task (S_task): binary — the end state is reached or not, as the "
                                "paper reads it (default) — or fraction of end-state checks.")
     ] = "binary",
+    bootstrap: Annotated[int, typer.Option(
+        "--bootstrap", min=0, help="Bootstrap resamples for every interval of the summary "
+                                   "(0: none). Default 10,000, as seed 002.")] = 10_000,
+    stats_seed: Annotated[int, typer.Option(
+        "--stats-seed", help="Seed of the bootstrap and the sign-flip tests. Default 2027, as "
+                             "seed 002.")] = 2027,
     guard_knows_variants: Annotated[bool, typer.Option(
         "--guard-knows-variants", help="Give tpguard the atoms' semantic variants too.", metavar="")] = False,
     retry_errors: Annotated[bool, typer.Option(
@@ -128,7 +147,8 @@ def run(
             raise fail(str(e)) from None
     config = RunConfig(
         suite=suite, agents=_split("--agent", agent, QUICK_AGENTS),
-        guards=_split("--guard", guard, ACQ_GUARD_NAMES if suite == "acquisition" else QUICK_GUARDS),
+        guards=_split("--guard", guard, {"acquisition": ACQ_GUARD_NAMES,
+                                         "exposure": _EXP_GUARDS}.get(suite, QUICK_GUARDS)),
         out=out, source=source, seed=seed,
         quick=quick, limit=limit, domains=_split("--domains", domains, ()), workers=workers,
         executor=executor, ray_address=ray_address, ray_num_cpus=ray_num_cpus,
@@ -136,7 +156,8 @@ def run(
         base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") if base_url else None,
         code_agent=code_agent, guard_path=guard_path, otlp_endpoint=otlp_endpoint,
         guard_knows_variants=guard_knows_variants, presidio_model=presidio_model,
-        task_reading=task_reading, reports=not no_report,
+        task_reading=task_reading, bootstrap=bootstrap, stats_seed=stats_seed,
+        reports=not no_report,
         retry_errors=retry_errors, force=force, append=append,
     )
     try:
@@ -148,8 +169,7 @@ def run(
     rows = result.summary["rows"]
     _print_errors(rows)
     if as_json:
-        typer.echo(json.dumps([{k: r.get(k) for k in (_ACQ_ROW_KEYS if r.get("family") == "acquisition"
-                                                      else _ROW_KEYS)} for r in rows], indent=1))
+        typer.echo(json.dumps([_json_row(r) for r in rows], indent=1))
     else:
         _print_table(rows, suite, result.executed, result.skipped, result.retried)
         con = out_console()
@@ -174,7 +194,12 @@ def _print_table(rows: list[dict[str, Any]], suite: str, executed: int, skipped:
                  retried: int) -> None:
     again = f" ({retried} errored before, run again)" if retried else ""
     table = Table(title=f"{suite}: {executed} runs executed{again}, {skipped} resumed")
-    show = _ACQ_SHOW if rows and all(r.get("family") == "acquisition" for r in rows) else _SHOW
+    show: tuple[str, ...] = _SHOW
+    if rows and all(r.get("family") == "acquisition" for r in rows):
+        show = _ACQ_SHOW
+    elif rows and all(r.get("family") == "exposure" for r in rows):
+        channels = dict.fromkeys(c for r in rows for c in (r.get("channels") or ()))
+        show = (*_EXP_SHOW, *(f"coverage.{c}" for c in channels))
     for col in ("agent", "guard", "n", "errors", *show):
         table.add_column(col, justify="right" if col not in ("agent", "guard") else "left")
     for row in rows:

@@ -18,7 +18,7 @@ from ..cases.schema import Case
 from ..metrics import CaseScore
 from ..metrics.acquisition import AcqScore
 from ..metrics.exposure import ExpScore
-from ..runner import record_error, summarize_records
+from ..runner import record_error, summarize_records, summary_options
 
 __all__ = ["RunData", "RunDirError", "load_cases", "load_run", "record_key"]
 
@@ -144,7 +144,8 @@ def load_run(run_dir: str | Path, *, write_summary: bool = True) -> RunData:
             summary = {}
     rebuilt = not summary or _stale(summary_path, records_path, summary, len(all_records))
     if rebuilt:
-        summary = summarize_records(all_records)
+        # the run's own statistics settings (--bootstrap, --stats-seed, --task-reading)
+        summary = summarize_records(all_records, **summary_options(run.get("config")))
         summary["run"] = run
         notes.append("summary.json was missing or older than records.jsonl and was rebuilt from "
                      "the records.")

@@ -14,7 +14,7 @@ from ._errors import (
 )
 from ._preflight import preflight
 from ._rundir import RunLock, RunLocked, default_out, identity
-from ._summary import error_label, summarize_records
+from ._summary import error_label, summarize_records, summary_options
 from .config import QUICK_AGENTS, QUICK_GUARDS, RunConfig, domain_slug, select_cases
 from .gateway import Attempt, Gateway, tool_views
 from .records import RecordWriter, iter_records, latest_records, load_scores
@@ -51,6 +51,7 @@ __all__ = [
     "run_benchmark",
     "select_cases",
     "summarize_records",
+    "summary_options",
     "tool_views",
     "write_summary",
 ]

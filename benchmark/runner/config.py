@@ -46,6 +46,8 @@ class RunConfig:
     guard_knows_variants: bool = False
     presidio_model: str | None = None  # spaCy pipeline for presidio-redact (installed only)
     task_reading: str = "binary"  # S_task: pass/fail (§5.1) or the fraction of end-state checks
+    bootstrap: int = 10_000  # --bootstrap: bootstrap resamples of every summary (seed 002 §3.4)
+    stats_seed: int = 2027  # --stats-seed: the bootstrap's and sign-flip tests' seed
     reports: bool = True
     retry_errors: bool = True
     force: bool = False

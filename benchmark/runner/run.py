@@ -45,9 +45,17 @@ from ._acquisition import (
 from ._errors import AgentUnavailable, UsageError
 from ._execute import execute_case
 from ._executor import run_local, validate_executor
+from ._exposure import (
+    EXP_SUITE,
+    check_exp_agents,
+    check_exp_guard_names,
+    execute_exp_case,
+    exp_guards,
+    select_exp_cases,
+)
 from ._preflight import preflight
 from ._rundir import RunLock, check_directory, default_out
-from ._summary import summarize_records
+from ._summary import summarize_records, summary_options
 from .config import RunConfig, select_cases
 from .records import RecordWriter, latest_records
 
@@ -129,8 +137,7 @@ def write_summary(out: Path, run_info: dict[str, Any], keep: Callable[[dict[str,
     """Aggregate the current records of ``records.jsonl`` (the last of every key, optionally
     filtered) into ``summary.json``; errored case-runs are counted per row, never scored."""
     records = [r for r in latest_records(out / "records.jsonl") if keep is None or keep(r)]
-    reading = (run_info.get("config") or {}).get("task_reading") or "binary"
-    summary = summarize_records(records, task_reading=reading)
+    summary = summarize_records(records, **summary_options(run_info.get("config")))
     summary["run"] = run_info
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str), encoding="utf-8")
     return summary
@@ -141,6 +148,8 @@ def _validate(config: RunConfig) -> None:
         raise UsageError(f"--limit must be at least 1 (got {config.limit})")
     if config.task_reading not in ("binary", "fraction"):
         raise UsageError(f"--task-reading must be binary or fraction (got {config.task_reading!r})")
+    if config.bootstrap < 0:
+        raise UsageError(f"--bootstrap must be 0 or more (got {config.bootstrap})")
     if config.workers < 1:
         raise UsageError(f"--workers must be at least 1 (got {config.workers})")
     validate_executor(config)
@@ -148,10 +157,17 @@ def _validate(config: RunConfig) -> None:
         raise UsageError("--agent: give at least one agent")
     if not [g for g in config.guards if g.strip()]:
         raise UsageError("--guard: give at least one guard")
-    if config.suite == ACQ_SUITE:
+    _validate_guards(config)
+
+
+def _validate_guards(config: RunConfig) -> None:
+    """Guard names are checked per suite, with one clear line."""
+    own = {ACQ_SUITE: check_acq_guard_names, EXP_SUITE: check_exp_guard_names}.get(config.suite)
+    if own is not None:
         if config.executor != "local":
-            raise UsageError("--executor ray: the acquisition suite runs locally (--executor local)")
-        check_acq_guard_names(config.guards)
+            raise UsageError(f"--executor ray: the {config.suite} suite runs locally "
+                             "(--executor local)")
+        own(config.guards)
         return
     bad = [g for g in config.guards if g not in GUARD_NAMES]
     if [g for g in bad if g in ACQ_ONLY_GUARDS]:
@@ -171,6 +187,8 @@ def plan_run(config: RunConfig) -> RunPlan:
     _validate(config)
     if config.suite == ACQ_SUITE:
         return _plan_acquisition(config)
+    if config.suite == EXP_SUITE:
+        return _plan_exposure(config)
     guard_paths: dict[str, str] = {}
     for spec in config.agents:  # a bad --agent fails before the suite is even built
         try:
@@ -216,13 +234,39 @@ def _plan_acquisition(config: RunConfig) -> RunPlan:
     return RunPlan(config, out, cases, guards, configurations, guard_paths)  # type: ignore[arg-type]
 
 
+def _plan_exposure(config: RunConfig) -> RunPlan:
+    """The exposure suite's plan (:mod:`._exposure`): its agents, sessions and guards."""
+    guard_paths = check_exp_agents(config.agents)
+    cases = select_exp_cases(config)
+    if not cases:
+        raise UsageError("no sessions selected (check --domains / --limit)")
+    guards = exp_guards(config)
+    out = Path(config.out) if config.out is not None else default_out(config)
+    configurations = check_directory(out, config, append=config.append)
+    return RunPlan(config, out, cases, guards, configurations, guard_paths)  # type: ignore[arg-type]
+
+
+def _detector(config: RunConfig) -> dict[str, Any]:
+    if config.suite == ACQ_SUITE:
+        return _acq_detector()
+    if config.suite == EXP_SUITE:
+        from ..metrics.exposure import EXP_MATCHING
+
+        return {"evaluator": {"matching": EXP_MATCHING,
+                              "reads": "every channel-labelled observation of the session"},
+                "guard": {"atoms": "the session's targets S (value, aliases) as tpguard atoms; "
+                                   "Auth as (atom, recipient) allow pairs; the case's visible "
+                                   "exits and internal channels (benchmark/guards/exposure.py)"}}
+    return _detector_settings(config)
+
+
 def _run_info(plan: RunPlan) -> dict[str, Any]:
     config = plan.config
     return {
         "config": {**config.to_json(), "out": str(plan.out)},
         "configurations": plan.configurations, "versions": _versions(),
         "guard_paths": plan.guard_paths,
-        "detector": _acq_detector() if config.suite == ACQ_SUITE else _detector_settings(config),
+        "detector": _detector(config),
         "run_id": f"{config.suite}-s{config.seed}",
         "cases": len(plan.cases), "started": dt.datetime.now(dt.timezone.utc).isoformat(),
         "guards": {name: guard.describe() for name, guard in plan.guards.items()},
@@ -235,6 +279,8 @@ def _notes(config: RunConfig) -> list[str]:
     notes = []
     if config.suite == ACQ_SUITE:
         return _acq_notes(config)
+    if config.suite == EXP_SUITE:
+        return _exp_notes(config)
     if any(a.split(":", 1)[0] == "leaky" for a in config.agents):
         notes.append("leaky is a seeded behaviour model of failure modes the ToolPrivacyBench "
                      "paper reports, not a measurement of any LLM")
@@ -254,6 +300,19 @@ def _acq_notes(config: RunConfig) -> list[str]:
     if "directive" in config.guards:
         notes.append("directive is the category-aware system prompt of seed 001 §6; for leaky it "
                      "runs the leaky:directive profile, for oracle it changes nothing")
+    return notes
+
+
+def _exp_notes(config: RunConfig) -> list[str]:
+    notes = []
+    if any(a.split(":", 1)[0] == "leaky" for a in config.agents):
+        notes.append("leaky is a seeded behaviour model of the exposure ASLEval (seed 002) reports "
+                     "(it restates what it read, complies with sends, falls back to the reply "
+                     "after a blocked exit), not a measurement of any LLM")
+    if any(g.startswith("exit:") for g in config.guards):
+        notes.append("exit:CHANNEL guards only those channels (a medium such as email names every "
+                     "channel of it): the outlet-local guard of seed 002 §5.2, kept to show "
+                     "displacement, not a recommended deployment")
     return notes
 
 
@@ -311,10 +370,15 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
 
     audit = AuditLog(out / "audit.sqlite")
     acq_scorer, files_dir = _acq_resources(config)
+    exp_scorer = _exp_scorer(config)
 
     def one(task: tuple[Case, str, str]) -> dict[str, Any]:
         case, agent_spec, guard_name = task
-        if config.suite == ACQ_SUITE:
+        if config.suite == EXP_SUITE:
+            record = execute_exp_case(
+                case, agent_spec, plan.guards[guard_name], scorer=exp_scorer,  # type: ignore[arg-type]
+                seed=config.seed, run_id=run_id, tracer_provider=provider)
+        elif config.suite == ACQ_SUITE:
             record = execute_acq_case(
                 case, agent_spec, plan.guards[guard_name], files_dir=files_dir,  # type: ignore[arg-type]
                 audit=audit, scorer=acq_scorer, seed=config.seed, run_id=run_id,
@@ -368,6 +432,15 @@ def _acq_resources(config: RunConfig) -> tuple[Any, Path]:
     from ..metrics.acquisition import AcqScorer
 
     return AcqScorer(), default_files_dir(config.seed)
+
+
+def _exp_scorer(config: RunConfig) -> Any:
+    """The exposure scorer (one per run, shared by every session-run)."""
+    if config.suite != EXP_SUITE:
+        return None
+    from ..metrics.exposure import ExpScorer
+
+    return ExpScorer()
 
 
 def _run_on_ray(plan: RunPlan, tasks: list[tuple[Case, str, str]], run_id: str,
