@@ -106,6 +106,9 @@ def _keyed_atoms(bag: AtomBag, key: str, value: dict[str, Any]) -> None:
                 bag.add("person_name", k, f"contact {k} name")
             bag.add("user_id", v, f"contact {k} user id")
             continue
+        if not isinstance(v, dict):  # a field beside the records ("order_type": "Buy"), not an id
+            _config_atoms(bag, v, k)
+            continue
         if key == "credit_card_list":
             bag.add("card_number" if sum(ch.isdigit() for ch in k) >= 12 else "card_id", k)
         else:
