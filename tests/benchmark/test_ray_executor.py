@@ -161,6 +161,11 @@ def _note_overlap(folder: Path) -> Any:
 
         mine = folder / f"{agent}.{uuid.uuid4().hex}.running"
         mine.touch()
+        # Wait a little for the other agent's case-run (workers start at their own pace on a
+        # loaded machine); a cap that serialised everything never shows two in flight.
+        deadline = time.monotonic() + 5.0
+        while len(list(folder.glob("*.running"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
         same, every = len(list(folder.glob(f"{agent}.*.running"))), len(list(folder.glob("*.running")))
         with (folder / "seen.log").open("a") as fh:
             fh.write(f"{agent} {same} {every}\n")
