@@ -195,16 +195,34 @@ class FuzzyIndex:
         spans = [m.span() for m in _TOKEN.finditer(_spaced(s))]
         last = len(spans) - 1
         needed = self._pairs_needed()
+        # ratio = 2·matches / (len(key) + len(span)) ≤ 2·min / sum: spans whose length alone keeps
+        # them under the threshold are not aligned (most candidates of a many-atom index).
+        reach = self.threshold / 100.0
+        # Candidates of one place share its windows (24 streets named "David Wells" differ only by
+        # their number): each place's windows, their text and digits are computed once, and a
+        # candidate whose digits none of them has is dropped with one set lookup.
+        places: dict[tuple[int, int], tuple[list[tuple[int, int, str, str]], set[str]]] = {}
         for (idx, first), ks in hits.items():
             key, key_digits, npairs = self.keys[idx]
             if len(ks) < needed.get(idx, 1):
                 continue
-            # the aligned words, then one word more at either end (an inserted middle initial)
-            for a, b in ((first, first + npairs), (first, first + npairs + 1), (first - 1, first + npairs)):
-                start, end = spans[max(0, a)][0], spans[max(0, min(last, b))][1]
-                span = s[start:end]
-                if digits_of(span) != key_digits:
-                    continue
+            place = places.get((first, npairs))
+            if place is None:
+                wins = []
+                # the aligned words, then one word more at either end (an inserted middle initial)
+                for a, b in ((first, first + npairs), (first, first + npairs + 1),
+                             (first - 1, first + npairs)):
+                    start, end = spans[max(0, a)][0], spans[max(0, min(last, b))][1]
+                    text = s[start:end]
+                    wins.append((start, end, text, digits_of(text)))
+                place = places[(first, npairs)] = (wins, {w[3] for w in wins})
+            if key_digits not in place[1]:
+                continue  # digits must agree
+            n_key = len(key)
+            for start, end, span, span_digits in place[0]:
+                n_span = end - start
+                if 2 * min(n_key, n_span) < reach * (n_key + n_span) or span_digits != key_digits:
+                    continue  # too long or short to reach the threshold, or other digits
                 score = fuzz.ratio(key, span, score_cutoff=self.threshold)
                 if score:
                     emit(idx, start, end, score / 100.0)
