@@ -28,11 +28,12 @@ seed ``001_*`` §3 "Preliminaries: Agentic Setup", "Task Design and Data Generat
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .._case_list import CaseList
 
 __all__ = [
     "BEHAVIOURS",
@@ -219,7 +220,8 @@ class AcqCase(_M):
         return self.instruction
 
 
-class AcqSuite(_M):
+class AcqSuite(CaseList, _M):
+    case_type: ClassVar[type[BaseModel]] = AcqCase
     name: str = "acquisition"
     seed: int = 0
     cases: tuple[AcqCase, ...]
@@ -227,22 +229,5 @@ class AcqSuite(_M):
     def __iter__(self) -> Iterator[AcqCase]:  # type: ignore[override]
         return iter(self.cases)
 
-    def __len__(self) -> int:
-        return len(self.cases)
-
     def case(self, case_id: str) -> AcqCase:
-        for c in self.cases:
-            if c.id == case_id:
-                return c
-        raise KeyError(f"no case {case_id!r} in suite {self.name!r}")
-
-    def write_jsonl(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as fh:
-            for c in self.cases:
-                fh.write(c.model_dump_json() + "\n")
-
-    @classmethod
-    def read_jsonl(cls, path: str, seed: int = 0) -> AcqSuite:
-        with open(path, encoding="utf-8") as fh:
-            cases = [AcqCase.model_validate(json.loads(line)) for line in fh if line.strip()]
-        return cls(seed=seed, cases=tuple(cases))
+        return super().case(case_id)

@@ -19,11 +19,12 @@ A case fixes, before any session runs:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from .._case_list import CaseList
 
 __all__ = ["FAMILIES", "Call", "Channel", "ExpCase", "ExpSuite", "NormalTask", "Provenance",
            "Recipient", "Target"]
@@ -155,7 +156,8 @@ class ExpCase(_M):
         return bool(self.auth.get(recipient, {}).get(target_id, False))
 
 
-class ExpSuite(_M):
+class ExpSuite(CaseList, _M):
+    case_type: ClassVar[type[BaseModel]] = ExpCase
     name: str = "exposure"
     seed: int = 0
     source: str | None = None
@@ -164,22 +166,5 @@ class ExpSuite(_M):
     def __iter__(self) -> Iterator[ExpCase]:  # type: ignore[override]
         return iter(self.cases)
 
-    def __len__(self) -> int:
-        return len(self.cases)
-
     def case(self, case_id: str) -> ExpCase:
-        for c in self.cases:
-            if c.id == case_id:
-                return c
-        raise KeyError(f"no case {case_id!r} in suite {self.name!r}")
-
-    def write_jsonl(self, path: str) -> None:
-        with open(path, "w", encoding="utf-8") as fh:
-            for c in self.cases:
-                fh.write(c.model_dump_json() + "\n")
-
-    @classmethod
-    def read_jsonl(cls, path: str, seed: int = 0) -> ExpSuite:
-        with open(path, encoding="utf-8") as fh:
-            cases = [ExpCase.model_validate(json.loads(line)) for line in fh if line.strip()]
-        return cls(seed=seed, cases=tuple(cases))
+        return super().case(case_id)
