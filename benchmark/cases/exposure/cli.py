@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .._suite_cli import echo_case, echo_json
 from .generator import SUITE_NAME, _generate, generate
 from .schema import ExpSuite
 
@@ -42,17 +43,11 @@ def cases_command(seed: int, source: Path | None, stats: bool, show: str | None,
     out = Console()
     suite = generate(seed, source)
     if show is not None:
-        try:
-            case = suite.case(show)
-        except KeyError:
-            Console(stderr=True).print(f"[red]error:[/] no case {escape(repr(show))} in suite "
-                                       f"{SUITE_NAME!r}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
-        typer.echo(case.model_dump_json(indent=2))
+        echo_case(suite, show)
         return
     data = exp_suite_stats(suite)
     if as_json:
-        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        echo_json(data)
         return
     if not stats:
         for c in suite:
