@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import typer
@@ -12,7 +14,7 @@ from rich.markup import escape
 
 from ._case_list import CaseList
 
-__all__ = ["echo_case", "echo_json"]
+__all__ = ["echo_case", "echo_json", "print_problems"]
 
 
 def echo_case(suite: CaseList, case_id: str) -> None:
@@ -28,3 +30,17 @@ def echo_case(suite: CaseList, case_id: str) -> None:
 
 def echo_json(data: dict[str, Any]) -> None:
     typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def print_problems(out: Console, problems: Sequence[Any], total: int, failed: int, *,
+                   unit: str = "cases", checks: int | None = None) -> None:
+    """One ``FAIL`` line per problem, then ``passed/total {unit} pass [the N checks] (summary)``."""
+    for p in problems:
+        out.print(f"[red]FAIL[/] {escape(f'{p.case_id} [{p.check}] {p.message}')}",
+                  highlight=False, soft_wrap=True)
+    by = Counter(p.check for p in problems)
+    summary = ", ".join(f"{k}: {v}" for k, v in sorted(by.items())) or "no problems"
+    colour = "red" if failed else "green"
+    which = f" the {checks} checks" if checks is not None else ""
+    out.print(f"[bold {colour}]{total - failed}/{total} {unit} pass[/]{which} ({summary})",
+              highlight=False)

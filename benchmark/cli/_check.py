@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
+from ..cases._suite_cli import print_problems
 from ._common import SeedOpt, SourceOpt, SuiteArg, load_or_exit, out_console, progress
 
 __all__ = ["check"]
@@ -56,12 +56,5 @@ def check(
                                "min_forbidden": threshold,
                                "problems": [p.to_dict() for p in problems]}, indent=2, ensure_ascii=False))
     else:
-        for p in problems:
-            out.print(f"[red]FAIL[/] {escape(f'{p.case_id} [{p.check}] {p.message}')}",
-                      highlight=False, soft_wrap=True)
-        by_check = Counter(p.check for p in problems)
-        summary = ", ".join(f"{k}: {v}" for k, v in sorted(by_check.items())) or "no problems"
-        colour = "red" if failed else "green"
-        out.print(f"[bold {colour}]{len(loaded) - len(failed)}/{len(loaded)} cases pass[/] "
-                  f"({summary})", highlight=False)
+        print_problems(out, problems, len(loaded), len(failed))
     raise typer.Exit(1 if failed else 0)

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from .._suite_cli import echo_case, echo_json
+from .._suite_cli import echo_case, echo_json, print_problems
 from .files import default_files_dir
 from .generator import SUITE_NAME, generate
 from .stats import acq_suite_stats
@@ -69,13 +68,5 @@ def check_command(seed: int, as_json: bool, files_dir: Path | None = None) -> No
                                "checks": list(ACQ_CHECKS), "failed_cases": len(failed),
                                "problems": [p.to_dict() for p in problems]}, indent=2))
     else:
-        out = Console()
-        for p in problems:
-            out.print(f"[red]FAIL[/] {escape(f'{p.case_id} [{p.check}] {p.message}')}",
-                      highlight=False, soft_wrap=True)
-        by = Counter(p.check for p in problems)
-        summary = ", ".join(f"{k}: {v}" for k, v in sorted(by.items())) or "no problems"
-        colour = "red" if failed else "green"
-        out.print(f"[bold {colour}]{len(suite) - len(failed)}/{len(suite)} cases pass[/] the "
-                  f"{len(ACQ_CHECKS)} checks ({summary})", highlight=False)
+        print_problems(Console(), problems, len(suite), len(failed), checks=len(ACQ_CHECKS))
     raise typer.Exit(1 if failed else 0)

@@ -11,10 +11,9 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
-from .._suite_cli import echo_case, echo_json
+from .._suite_cli import echo_case, echo_json, print_problems
 from .generator import SUITE_NAME, _generate, generate
 from .schema import ExpSuite
 
@@ -80,15 +79,7 @@ def check_command(seed: int, source: Path | None, as_json: bool) -> None:
         typer.echo(json.dumps({"suite": SUITE_NAME, "seed": seed, "sessions": len(suite),
                                "checks": list(EXP_CHECKS), "failed_cases": len(failed),
                                "problems": [p.to_dict() for p in problems]}, indent=2))
-    else:
-        out = Console()
-        for p in problems:
-            out.print(f"[red]FAIL[/] {escape(f'{p.case_id} [{p.check}] {p.message}')}",
-                      highlight=False, soft_wrap=True)
-        by = Counter(p.check for p in problems)
-        summary = ", ".join(f"{k}: {v}" for k, v in sorted(by.items())) or "no problems"
-        colour = "red" if failed else "green"
-        out.print(f"[bold {colour}]{len(suite) - len([f for f in failed if f != '*'])}/"
-                  f"{len(suite)} sessions pass[/] the {len(EXP_CHECKS)} checks ({summary})",
-                  highlight=False)
+    else:  # "*" marks a suite-wide problem (determinism), not a session
+        print_problems(Console(), problems, len(suite), len([f for f in failed if f != "*"]),
+                       unit="sessions", checks=len(EXP_CHECKS))
     raise typer.Exit(1 if failed else 0)
