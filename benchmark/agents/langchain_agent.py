@@ -19,6 +19,10 @@ The model: an ``init_chat_model`` spec (``openai:gpt-4.1-mini``), an OpenAI-comp
 On an adapter path the deployer's configuration — each tool's purpose, sink and free-text slots —
 comes from the guard the gateway hands over (the case's deployment policy); the model still sees
 only the tool views.
+
+The harness caps a run at ``max_steps`` model turns (``GraphRecursionError``) and ends it when the
+model repeats the same calls :data:`~._repeat.REPEAT_LIMIT` turns in a row
+(:class:`RepeatedCallMiddleware`, ``RepeatedToolCall``); both are scored outcomes.
 """
 
 from __future__ import annotations
@@ -27,11 +31,13 @@ import contextvars
 import os
 from typing import TYPE_CHECKING, Any
 
+from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
 from langchain_core.tools import BaseTool, ToolException
 
 from ._prompt import SYSTEM_PROMPT, error_type
+from ._repeat import REPEAT_LIMIT, REPEATED, RepeatWatch
 from .base import GATEWAY, AgentResult, ToolGateway, ToolView, adapter_guard
 
 if TYPE_CHECKING:
@@ -39,7 +45,8 @@ if TYPE_CHECKING:
 
     from ..cases.schema import Case
 
-__all__ = ["GUARD_PATHS", "GatewayTool", "LangChainAgent", "build_tools", "chat_model"]
+__all__ = ["GUARD_PATHS", "GatewayTool", "LangChainAgent", "RepeatedCallMiddleware", "build_tools",
+           "chat_model"]
 
 #: The guard paths a LangChain agent can take; the first is the default.
 GUARD_PATHS = ("langchain-decorator", "langchain-middleware", GATEWAY)
@@ -75,6 +82,23 @@ class GatewayTool(BaseTool):
         return str(obs.content)
 
 
+class RepeatedCallMiddleware(AgentMiddleware):
+    """LangChain: after each model reply, end the run when its calls repeat ``limit`` times."""
+
+    def __init__(self, limit: int = REPEAT_LIMIT) -> None:
+        super().__init__()
+        self.watch = RepeatWatch(limit)
+
+    @hook_config(can_jump_to=["end"])
+    def after_model(self, state: AgentState, runtime: Any) -> dict[str, Any] | None:
+        last = state["messages"][-1] if state["messages"] else None
+        if not isinstance(last, AIMessage):
+            return None
+        if self.watch.turn((c["name"], c.get("args")) for c in last.tool_calls):
+            return {"jump_to": "end"}
+        return None
+
+
 def build_tools(gateway: ToolGateway) -> list[GatewayTool]:
     return [GatewayTool(name=v.name, description=v.description or v.name,
                         args_schema=_schema(v), gateway=gateway) for v in gateway.tools]
@@ -104,8 +128,9 @@ def _schema(view: ToolView) -> dict[str, Any]:
 
 
 def chat_model(model: str | BaseChatModel, base_url: str | None = None,
-               api_key: str | None = None) -> BaseChatModel:
-    """A chat model from a spec, an OpenAI-compatible endpoint, or as given."""
+               api_key: str | None = None, **options: Any) -> BaseChatModel:
+    """A chat model from a spec, an OpenAI-compatible endpoint, or as given (``options``, e.g.
+    ``temperature``, go to the model's constructor)."""
     if isinstance(model, BaseChatModel):
         return model
     if base_url:
@@ -113,12 +138,12 @@ def chat_model(model: str | BaseChatModel, base_url: str | None = None,
 
         name = model.split(":", 1)[1] if model.startswith("openai:") else model
         key = api_key or os.environ.get("OPENAI_API_KEY") or "not-needed"
-        return ChatOpenAI(model=name, base_url=base_url, api_key=key)
+        return ChatOpenAI(model=name, base_url=base_url, api_key=key, **options)
     from langchain.chat_models import init_chat_model
 
     if api_key:
-        return init_chat_model(model, api_key=api_key)
-    return init_chat_model(model)
+        options["api_key"] = api_key
+    return init_chat_model(model, **options)
 
 
 class LangChainAgent:
@@ -126,20 +151,22 @@ class LangChainAgent:
 
     def __init__(self, model: str | BaseChatModel, base_url: str | None = None,
                  api_key: str | None = None, *, max_steps: int = 25,
-                 guard_path: str = GUARD_PATHS[0]) -> None:
+                 guard_path: str = GUARD_PATHS[0], model_options: dict[str, Any] | None = None,
+                 label: str | None = None) -> None:
         if guard_path not in GUARD_PATHS:
             raise ValueError(f"LangChain guard path {guard_path!r}: choose from {', '.join(GUARD_PATHS)}")
         self.guard_path = guard_path
         self._spec, self._base_url, self._api_key = model, base_url, api_key
+        self._options = dict(model_options or {})
         self._model: BaseChatModel | None = model if isinstance(model, BaseChatModel) else None
         self.max_steps = max_steps
-        label = model if isinstance(model, str) else type(model).__name__
+        label = label or (model if isinstance(model, str) else type(model).__name__)
         self.name = f"langchain:{label}"
 
     @property
     def model(self) -> BaseChatModel:
         if self._model is None:
-            self._model = chat_model(self._spec, self._base_url, self._api_key)
+            self._model = chat_model(self._spec, self._base_url, self._api_key, **self._options)
         return self._model
 
     def run(self, case: Case, gateway: ToolGateway, *, seed: int = 0) -> AgentResult:
@@ -152,8 +179,9 @@ class LangChainAgent:
             guard = adapter_guard(gateway, self.guard_path)
             if guard is not None:
                 tools, middleware = _guarded(tools, guard, self.guard_path)
+            repeat = RepeatedCallMiddleware()
             agent = create_agent(self.model, tools, system_prompt=SYSTEM_PROMPT,
-                                 middleware=middleware)
+                                 middleware=[*middleware, repeat])
             out = agent.invoke({"messages": [HumanMessage(case.task)]},
                                config={"recursion_limit": 2 * self.max_steps + 1})
         except Exception as e:  # a model or framework failure ends this case, not the benchmark
@@ -161,6 +189,8 @@ class LangChainAgent:
             return result
         ai = [m for m in out.get("messages", []) if isinstance(m, AIMessage)]
         result.model_calls = len(ai)
+        if repeat.watch.tripped:
+            result.error = REPEATED
         if ai and not ai[-1].tool_calls:
             result.final_answer = ai[-1].text
         return result

@@ -10,6 +10,10 @@
                             ``CodeAgent``)
 ==========================  =====================================================
 
+``MODEL`` = ``local:NAME|PATH.gguf`` runs a real local model offline: tpguard's own loopback
+endpoint (:func:`tpguard.local.shared_endpoint`, one per model per process, extra ``[local]``)
+serves a fetched model (``tpguard models fetch NAME``) or any GGUF file, at temperature 0.
+
 ``PATH`` — where tpguard's modes decide for a framework agent (issue 12, item 8): ``decorator``
 (tpguard's ``guard_tool`` / ``@purpose_bound`` on each tool), ``middleware`` (LangChain's
 ``PurposeBoundMiddleware``), ``instrumentor`` (smolagents' ``SmolagentsInstrumentor``, audit only)
@@ -23,6 +27,8 @@ Framework modules are imported only when such an agent is made.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .base import Agent
 
 __all__ = ["ADAPTER", "AGENT_SPECS", "GUARD_PATH_CHOICES", "check_guard_path", "make_agent"]
@@ -34,6 +40,8 @@ AGENT_SPECS: tuple[str, ...] = ("oracle", "leaky[:PROFILE]", "replay:PATH",
 ADAPTER = "adapter"
 GUARD_PATH_CHOICES: tuple[str, ...] = (ADAPTER, "decorator", "middleware", "instrumentor",
                                        "gateway")
+#: ``MODEL`` prefix of a local GGUF model served by tpguard itself.
+LOCAL = "local:"
 _PATHS = {"langchain": ("decorator", "middleware", "gateway"),
           "smolagents": ("decorator", "instrumentor", "gateway")}
 
@@ -60,6 +68,21 @@ def check_guard_path(agent: Agent, guard: str) -> None:
     if path == "smolagents-instrumentor" and guard in ("enforce", "redact"):
         raise ValueError(f"guard {guard!r} cannot act through smolagents-instrumentor (tpguard's "
                          "SmolagentsInstrumentor only audits); use smolagents+decorator")
+
+
+def _local(model: str) -> tuple[str, str, dict[str, Any]]:
+    """The loopback endpoint serving ``model`` (started on first use) and the request options of
+    a repeatable run: temperature 0. :class:`tpguard.local.ModelError` → ``ImportError`` here, so
+    the runner reports it as an agent that cannot start (exit 3)."""
+    from tpguard.local import ModelError, shared_endpoint
+
+    if not model:
+        raise ValueError("'local:' needs a model name or a .gguf path")
+    try:
+        endpoint = shared_endpoint(model)
+    except ModelError as e:
+        raise ImportError(str(e)) from None
+    return endpoint.url, "local", {"temperature": 0.0}
 
 
 def make_agent(spec: str, *, base_url: str | None = None, api_key: str | None = None,
@@ -89,15 +112,18 @@ def make_agent(spec: str, *, base_url: str | None = None, api_key: str | None = 
         from .replay import ReplayAgent
 
         return ReplayAgent(rest)
+    if kind not in _PATHS:
+        raise _unknown(spec, "not a known agent kind")
+    path = _guard_path(spec, kind, suffix if plus else None, guard_path)
+    options: dict[str, Any] = {}
+    if rest.lower().startswith(LOCAL):
+        base_url, api_key, options = _local(rest[len(LOCAL):])
     if kind == "langchain":
         from .langchain_agent import LangChainAgent
 
-        path = _guard_path(spec, kind, suffix if plus else None, guard_path)
-        return LangChainAgent(rest, base_url=base_url, api_key=api_key, guard_path=path)
-    if kind == "smolagents":
-        from .smolagents_agent import SmolagentsAgent
+        return LangChainAgent(rest, base_url=base_url, api_key=api_key, guard_path=path,
+                              model_options=options)
+    from .smolagents_agent import SmolagentsAgent
 
-        path = _guard_path(spec, kind, suffix if plus else None, guard_path)
-        return SmolagentsAgent(rest, base_url=base_url, api_key=api_key, code_agent=code_agent,
-                               guard_path=path)
-    raise _unknown(spec, "not a known agent kind")
+    return SmolagentsAgent(rest, base_url=base_url, api_key=api_key, code_agent=code_agent,
+                           guard_path=path, model_options=options)

@@ -5,8 +5,9 @@ schema; optional inputs nullable) whose ``forward`` calls the gateway; a rejecte
 back as ``"Error: …"`` text the model reads, a withheld one as the guard's message itself — the
 observation tpguard's ``guard_tool`` returns, so both guard paths show the model the same text. The model: an ``OpenAIServerModel`` for ``model``
 (with ``base_url`` for an OpenAI-compatible endpoint), or a ready ``smolagents.Model`` (tests pass
-``tpguard.testing.smolagents.ScriptedSmolModel``). ``max_steps`` bounds the run; the instruction
-is neutral (:mod:`._prompt`), no policy is shown.
+``tpguard.testing.smolagents.ScriptedSmolModel``). ``max_steps`` bounds the run, and a model that repeats the same calls
+:data:`~._repeat.REPEAT_LIMIT` steps in a row is interrupted (``RepeatedToolCall``, a scored
+outcome); the instruction is neutral (:mod:`._prompt`), no policy is shown.
 
 ``guard_path`` — where tpguard decides (issue 12, item 8, "as deployed"):
 
@@ -31,6 +32,7 @@ from smolagents.memory import ActionStep
 from smolagents.monitoring import LogLevel
 
 from ._prompt import SYSTEM_PROMPT, error_type
+from ._repeat import REPEATED, RepeatWatch
 from ._smol_schema import smol_inputs
 from .base import GATEWAY, AgentResult, ToolGateway, ToolView, adapter_guard
 
@@ -109,13 +111,27 @@ def _instrumented(guard: Guard, tools: list[Tool]) -> Iterator[None]:
             instrumentor.uninstrument()
 
 
-def smol_model(model: str | Model, base_url: str | None = None, api_key: str | None = None) -> Model:
+def smol_model(model: str | Model, base_url: str | None = None, api_key: str | None = None,
+               **options: Any) -> Model:
+    """A smolagents model from a spec or as given (``options``, e.g. ``temperature``, are sent
+    with every completion)."""
     if isinstance(model, Model):
         return model
     from smolagents import OpenAIServerModel
 
     name = model.split(":", 1)[1] if model.startswith("openai:") else model
-    return OpenAIServerModel(model_id=name, api_base=base_url, api_key=api_key)
+    return OpenAIServerModel(model_id=name, api_base=base_url, api_key=api_key, **options)
+
+
+def _watch_repeats(watch: RepeatWatch) -> Any:
+    """A step callback that interrupts the agent when its calls repeat (see :mod:`._repeat`)."""
+
+    def on_step(step: ActionStep, agent: Any) -> None:
+        calls = [(c.name, c.arguments) for c in step.tool_calls or []]
+        if watch.turn(calls):
+            agent.interrupt()
+
+    return on_step
 
 
 class SmolagentsAgent:
@@ -123,24 +139,27 @@ class SmolagentsAgent:
 
     def __init__(self, model: str | Model, base_url: str | None = None, api_key: str | None = None,
                  code_agent: bool = False, *, max_steps: int = 12,
-                 guard_path: str = GUARD_PATHS[0]) -> None:
+                 guard_path: str = GUARD_PATHS[0], model_options: dict[str, Any] | None = None,
+                 label: str | None = None) -> None:
         if guard_path not in GUARD_PATHS:
             raise ValueError(f"smolagents guard path {guard_path!r}: choose from {', '.join(GUARD_PATHS)}")
         self.guard_path = guard_path
         self._spec, self._base_url, self._api_key = model, base_url, api_key
+        self._options = dict(model_options or {})
         self._model: Model | None = model if isinstance(model, Model) else None
         self.code_agent, self.max_steps = code_agent, max_steps
-        label = model if isinstance(model, str) else type(model).__name__
+        label = label or (model if isinstance(model, str) else type(model).__name__)
         self.name = f"smolagents:{label}" + (":code" if code_agent else "")
 
     @property
     def model(self) -> Model:
         if self._model is None:
-            self._model = smol_model(self._spec, self._base_url, self._api_key)
+            self._model = smol_model(self._spec, self._base_url, self._api_key, **self._options)
         return self._model
 
     def run(self, case: Case, gateway: ToolGateway, *, seed: int = 0) -> AgentResult:
         result = AgentResult()
+        watch = RepeatWatch()
         try:
             tools = build_tools(gateway)
             guard = adapter_guard(gateway, self.guard_path)
@@ -151,12 +170,15 @@ class SmolagentsAgent:
                 scope = _instrumented(guard, tools)
             kind = CodeAgent if self.code_agent else ToolCallingAgent
             agent = kind(tools=tools, model=self.model, max_steps=self.max_steps,
-                         instructions=SYSTEM_PROMPT, verbosity_level=LogLevel.OFF)
+                         instructions=SYSTEM_PROMPT, verbosity_level=LogLevel.OFF,
+                         step_callbacks={ActionStep: _watch_repeats(watch)})
             with scope:
                 answer = agent.run(case.task)
         except Exception as e:  # a model or framework failure ends this case, not the benchmark
-            result.error = error_type(e)
-            return result
+            result.error = REPEATED if watch.tripped else error_type(e)
+            if not watch.tripped:
+                return result
+            answer = None
         steps = [s for s in agent.memory.steps if isinstance(s, ActionStep)]
         result.model_calls = len(steps)
         failed = [s for s in steps if s.error is not None]

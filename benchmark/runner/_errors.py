@@ -38,9 +38,10 @@ EXIT_USAGE = 2  #: bad options or inputs, a configuration clash, a locked run di
 EXIT_AGENT = 3  #: an agent cannot start (missing key, missing file, unreachable endpoint)
 
 #: Error types an agent returns that are outcomes, not failures of the measurement: a step limit,
-#: and a reference agent stopping because a guard withheld or a backend rejected its call (what a
+#: a model stopped for repeating the same calls (``agents/_repeat.py``), and a reference agent stopping because a guard withheld or a backend rejected its call (what a
 #: guard costs in task success is exactly what the benchmark measures).
-SCORED_OUTCOMES = frozenset({"GraphRecursionError", "ToolCallBlocked", "ToolCallRejected"})
+SCORED_OUTCOMES = frozenset({"GraphRecursionError", "RepeatedToolCall", "ToolCallBlocked",
+                             "ToolCallRejected"})
 
 _MESSAGES = {
     "UnknownCase": "the replay file has no recording of this case",

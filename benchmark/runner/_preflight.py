@@ -7,6 +7,8 @@ Reads the ``--agent`` spec only (no request is sent, no model is built):
 * ``langchain:MODEL`` — without ``--base-url``: the provider's integration package is installed and
   its API key variable is set (``openai:…`` → ``langchain-openai``, ``OPENAI_API_KEY``);
 * ``smolagents:MODEL`` — without ``--base-url`` it talks to OpenAI: ``OPENAI_API_KEY`` is set;
+* ``langchain:local:MODEL`` / ``smolagents:local:MODEL`` — ``llama-cpp-python`` is installed and
+  the model is a fetched known model or a GGUF file (no key, no ``--base-url``: tpguard serves it);
 * with ``--base-url`` (either framework) — a TCP connection to the endpoint's host and port opens
   within :data:`CONNECT_TIMEOUT_S` (closed at once; nothing is sent).
 """
@@ -104,6 +106,20 @@ def _smolagents(spec: str, base_url: str | None, api_key: str | None) -> None:
         _key(spec, "OPENAI_API_KEY", api_key)
 
 
+def _local(spec: str, model: str) -> None:
+    from tpguard.local import ModelError, registered, resolve
+
+    if registered(model):
+        return
+    if find_spec("llama_cpp") is None:
+        raise AgentUnavailable(f"agent {spec} cannot start: local models need llama-cpp-python "
+                               "(pip install 'tpguard[local]')")
+    try:
+        resolve(model)
+    except ModelError as e:
+        raise AgentUnavailable(f"agent {spec} cannot start: {e}") from None
+
+
 def _replay(spec: str, path: str, case_ids: Collection[str] | None) -> None:
     from ..agents._replay_io import load_recordings
 
@@ -127,8 +143,11 @@ def preflight(agents: Sequence[str], *, base_url: str | None = None, api_key: st
     suite is built); with them, only the coverage check (call it once the cases are selected)."""
     for spec in agents:
         kind, _, rest = spec.strip().partition(":")
-        kind = kind.lower()
-        if kind == "replay":
+        kind = kind.lower().partition("+")[0]
+        if kind in ("langchain", "smolagents") and rest.lower().startswith("local:"):
+            if case_ids is None:
+                _local(spec, rest.partition(":")[2])
+        elif kind == "replay":
             _replay(spec, rest, case_ids)
         elif case_ids is not None:
             continue

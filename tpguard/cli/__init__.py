@@ -1,6 +1,7 @@
 """The ``tpguard`` command line (typer + rich).
 
-``tpguard policy validate FILE`` · ``tpguard policy matrix FILE`` · ``tpguard check ...``; the
+``tpguard policy validate FILE`` · ``tpguard policy matrix FILE`` · ``tpguard check ...`` ·
+``tpguard models list|fetch`` · ``tpguard serve-model MODEL``; the
 benchmark adds ``tpguard bench ...`` and ``tpguard audit ...`` when it is installed. Exit codes and
 one-line errors: :mod:`tpguard.cli._console`.
 """
@@ -13,6 +14,7 @@ import typer
 
 from ._check import check
 from ._console import EXIT_TEXT, OneLineErrors
+from ._local import models_app, serve_model
 from ._policy import policy_app
 
 __all__ = ["app", "main"]
@@ -27,6 +29,8 @@ app = typer.Typer(
 )
 app.add_typer(policy_app, name="policy")
 app.command("check")(check)
+app.add_typer(models_app, name="models")
+app.command("serve-model")(serve_model)
 
 
 def _print_version(value: bool) -> None:

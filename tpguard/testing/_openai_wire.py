@@ -7,9 +7,10 @@ Shapes follow the public OpenAI API reference for ``POST /v1/chat/completions`` 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
+
+from tpguard._http import ApiError, error_body, sse
 
 from ._openai_script import ScriptedTurn
 
@@ -25,23 +26,6 @@ __all__ = [
 ]
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
-
-
-class ApiError(Exception):
-    """An error answered in OpenAI's envelope with an HTTP status."""
-
-    def __init__(self, status: int, message: str, *, type: str = "invalid_request_error",
-                 param: str | None = None, code: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.type = type
-        self.param = param
-        self.code = code
-
-
-def error_body(err: ApiError) -> dict[str, Any]:
-    return {"error": {"message": err.message, "type": err.type, "param": err.param, "code": err.code}}
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -171,7 +155,3 @@ def stream_chunks(request: dict[str, Any], turn: ScriptedTurn, ids: list[str], *
     if include_usage:
         yield {**base, "choices": [], "usage": _usage(request, turn)}
 
-
-def sse(event: dict[str, Any] | str) -> bytes:
-    data = event if isinstance(event, str) else json.dumps(event, ensure_ascii=False)
-    return f"data: {data}\n\n".encode()

@@ -39,7 +39,8 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Any
 
-from ._openai_http import LoopbackHTTPServer, Reply
+from tpguard._http import LoopbackHTTPServer, Reply
+
 from ._openai_script import (
     Script,
     ScriptedToolCall,

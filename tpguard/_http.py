@@ -1,4 +1,6 @@
-"""The HTTP side of the loopback server: a threading stdlib server that can really stop.
+"""The HTTP side of tpguard's loopback OpenAI-compatible servers (``tpguard serve-model`` and the
+scripted test server): a threading stdlib server that can really stop, the OpenAI error envelope
+and server-sent events.
 
 ``ThreadingHTTPServer`` alone leaves keep-alive connections (which real clients such as httpx hold
 open) blocked in their handler threads after ``shutdown()``; :class:`LoopbackHTTPServer` tracks the
@@ -14,12 +16,34 @@ from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ._openai_wire import ApiError, error_body, sse
-
-__all__ = ["MAX_BODY", "LoopbackHTTPServer", "Reply", "RequestHandler", "Route"]
+__all__ = ["MAX_BODY", "ApiError", "LoopbackHTTPServer", "Reply", "RequestHandler", "Route",
+           "error_body", "sse"]
 
 MAX_BODY = 16 * 1024 * 1024
 LOOPBACK = "127.0.0.1"
+
+class ApiError(Exception):
+    """An error answered in OpenAI's envelope with an HTTP status."""
+
+    def __init__(self, status: int, message: str, *, type: str = "invalid_request_error",
+                 param: str | None = None, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.type = type
+        self.param = param
+        self.code = code
+
+
+def error_body(err: ApiError) -> dict[str, Any]:
+    """OpenAI's error envelope ``{"error": {"message", "type", "param", "code"}}``."""
+    return {"error": {"message": err.message, "type": err.type, "param": err.param, "code": err.code}}
+
+
+def sse(event: dict[str, Any] | str) -> bytes:
+    data = event if isinstance(event, str) else json.dumps(event, ensure_ascii=False)
+    return f"data: {data}\n\n".encode()
+
 
 # A route gets (method, path, body-or-None, headers) and returns a Reply.
 Route = Callable[[str, str, bytes | None, dict[str, str]], "Reply"]
@@ -77,7 +101,7 @@ class RequestHandler(BaseHTTPRequestHandler):
     """Reads a request, asks the route for a reply, writes JSON or chunked SSE."""
 
     protocol_version = "HTTP/1.1"  # keep-alive, as the OpenAI SDK's httpx client expects
-    server_version = "tpguard-openai-scripted/1"
+    server_version = "tpguard-openai/1"
     timeout = 60  # an idle keep-alive connection cannot hold a handler thread forever
     server: LoopbackHTTPServer
 
