@@ -202,3 +202,13 @@ class TestCallSchema:
     def test_a_tool_that_was_not_offered_is_refused(self) -> None:
         with pytest.raises(ValueError, match="not offered"):
             call_schema(OFFERED, only="delete_everything")
+
+
+def test_the_call_grammar_is_wrapped_in_the_templates_tags() -> None:
+    from tpguard.local.backend import tool_call_grammar
+
+    gbnf = 'root ::= "{" space "}"\nspace ::= " "?\n'
+    tagged = tool_call_grammar(gbnf, tagged=True)
+    assert tagged.splitlines()[0] == 'call ::= "{" space "}"'
+    assert 'root ::= "<tool_call>\\n" call "\\n</tool_call>"' in tagged
+    assert tool_call_grammar(gbnf, tagged=False) == gbnf
