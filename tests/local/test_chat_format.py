@@ -212,3 +212,11 @@ def test_the_call_grammar_is_wrapped_in_the_templates_tags() -> None:
     assert tagged.splitlines()[0] == 'call ::= "{" space "}"'
     assert 'root ::= "<tool_call>\\n" call "\\n</tool_call>"' in tagged
     assert tool_call_grammar(gbnf, tagged=False) == gbnf
+
+
+def test_the_grammar_asks_for_the_name_first_and_arguments_in_the_tools_order() -> None:
+    from tpguard.local.backend import _property_order
+
+    schema = call_schema(OFFERED)
+    # alphabetical order made the real model write arguments before choosing the tool
+    assert _property_order(schema) == ["name", "arguments", "patient_id", "to", "body"]

@@ -61,6 +61,21 @@ def tool_call_grammar(gbnf: str, tagged: bool) -> str:
     return body + '\nroot ::= "<tool_call>\\n" call "\\n</tool_call>"\n'
 
 
+def _property_order(schema: Any, out: list[str] | None = None) -> list[str]:
+    """Property names in declaration order, ``name`` and ``arguments`` first (llama.cpp's
+    converter takes one global order by name)."""
+    out = ["name", "arguments"] if out is None else out
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "properties" and isinstance(value, dict):
+                out.extend(k for k in value if k not in out)
+            _property_order(value, out)
+    elif isinstance(schema, list):
+        for item in schema:
+            _property_order(item, out)
+    return out
+
+
 class LlamaBackend:
     """A GGUF model in-process through ``llama_cpp.Llama`` (loaded once; calls take turns)."""
 
@@ -98,7 +113,12 @@ class LlamaBackend:
         if grammar is None:
             from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
 
-            gbnf = tool_call_grammar(json_schema_to_gbnf(key), self._tagged)
+            # properties in the order the model was trained to write them: name, then arguments
+            # in the tool's own order (the converter sorts them alphabetically otherwise — the
+            # model then wrote the arguments before choosing the tool, and kept repeating its
+            # first call)
+            gbnf = tool_call_grammar(json_schema_to_gbnf(key, prop_order=_property_order(schema)),
+                                     self._tagged)
             grammar = self._grammars[key] = LlamaGrammar.from_string(gbnf, verbose=False)
         return grammar
 
