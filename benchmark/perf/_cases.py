@@ -105,8 +105,8 @@ def _baselines(bench: Bench, args: dict[str, str]) -> None:
 
 
 def call_figures(bench: Bench) -> None:
-    """bare_langchain, check_{audit,enforce,redact}, intercept_sdk, guarded_langchain,
-    langchain_pii, presidio — all on the typical call, the guard holding 10 atoms."""
+    """bare_langchain, check_{audit,enforce,redact}, intercept_sdk, guarded_langchain (enforce),
+    guarded_langchain_redact, langchain_pii, presidio — all on the typical call, the guard holding 10 atoms."""
     from tpguard.adapters.langchain import guard_tool
 
     args = typical_arguments()
@@ -116,10 +116,15 @@ def call_figures(bench: Bench) -> None:
     for mode in ("audit", "enforce", "redact"):
         bench.time(f"check_{mode}", partial(guard.check, SPEC, args, mode=mode))
     _intercept_sdk(bench, args)
-    # Spans to a no-op provider: what a deployment without an OTel SDK runs.
-    guarded = guard_tool(_bare_tool(), purpose=SPEC.purpose, sink=SPEC.sink, free_text=SPEC.free_text,
-                         guard=Guard(policy(10), mode="redact", tracer_provider=NoOpTracerProvider()))
-    bench.time("guarded_langchain", lambda: guarded.invoke(args))
+    # Spans to a no-op provider: what a deployment without an OTel SDK runs. The target figure is
+    # the default deployment, ``enforce`` (the typical call is withheld: LangChain hands the model
+    # the guard's message); ``redact`` (rewrite, re-scan, then the tool runs) is its own figure,
+    # shown beside it without a target.
+    for mode, name in (("enforce", "guarded_langchain"), ("redact", "guarded_langchain_redact")):
+        guarded = guard_tool(_bare_tool(), purpose=SPEC.purpose, sink=SPEC.sink,
+                             free_text=SPEC.free_text,
+                             guard=Guard(policy(10), mode=mode, tracer_provider=NoOpTracerProvider()))
+        bench.time(name, partial(guarded.invoke, args))
     # The baseline again, after the guarded figures, and the lower median kept: a burst of load
     # on a shared machine during one measurement of the baseline must not flatter the guard.
     first = bench.figures["bare_langchain"]
