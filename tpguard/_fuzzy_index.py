@@ -72,6 +72,14 @@ def fuzzy_eligible(key: str) -> bool:
     return len(words(key)) > 1 or (digits == 0 and letters >= 10)
 
 
+def _place(hits: dict[tuple[int, int], set[int]], posting: list[tuple[int, int]], i: int) -> None:
+    """Each atom of a pair's posting placed at its first word (``i - k``); a posting shared by
+    more than ``_MAX_POSTING`` atoms places none."""
+    if len(posting) <= _MAX_POSTING:
+        for idx, k in posting:
+            hits.setdefault((idx, i - k), set()).add(k)
+
+
 def _deletions(word: str) -> list[str]:
     return [word[:i] + word[i + 1 :] for i in range(len(word))]
 
@@ -174,21 +182,38 @@ class FuzzyIndex:
         """Adjacent text words, one of them a vocabulary word (``at``: their indices), the other
         as written or within one edit: each indexed pair places an occurrence (atom, first text
         word). O(vocabulary words in the text): pairs without one are never looked at."""
-        pairs = self._pairs
-        near = self._within_one_edit
-        get = self._vocab.get
         last = len(words) - 1
-        for i in sorted({j for p in at for j in (p - 1, p) if 0 <= j < last}):
-            a, b = get(words[i]), get(words[i + 1])
-            exact = a is not None and b is not None and (a, b) in pairs
-            firsts = (a,) if b is None or exact else (a, *near(words[i]))
-            seconds = (b,) if a is None or exact else (b, *near(words[i + 1]))
-            for x in firsts:
-                for y in seconds:
-                    posting = pairs.get((x, y)) if x is not None and y is not None else None
-                    if posting and len(posting) <= _MAX_POSTING:
-                        for idx, k in posting:
-                            hits.setdefault((idx, i - k), set()).add(k)
+        prev = -2
+        for p in at:
+            if p > 0 and p - 1 != prev:  # (p - 1, p); when p - 1 is a vocabulary word it was (prev, p)
+                self._pair(words, p - 1, hits)
+            if p < last:
+                self._pair(words, p, hits)
+            prev = p
+
+    def _pair(self, words: list[str], i: int, hits: dict[tuple[int, int], set[int]]) -> None:
+        """The pair (``i``, ``i + 1``). As written, it costs one look-up; with one word outside the
+        vocabulary and none within one edit of it (most prose), two."""
+        pairs = self._pairs
+        get = self._vocab.get
+        a, b = get(words[i]), get(words[i + 1])
+        xs: tuple[int, ...]
+        ys: tuple[int, ...]
+        if a is not None and b is not None:
+            posting = pairs.get((a, b))
+            if posting is not None:  # the pair as written: no edits looked at
+                _place(hits, posting, i)
+                return
+            xs, ys = (a, *self._within_one_edit(words[i])), (b, *self._within_one_edit(words[i + 1]))
+        elif a is not None:
+            xs, ys = (a,), self._within_one_edit(words[i + 1])
+        else:
+            xs, ys = self._within_one_edit(words[i]), (b,) if b is not None else ()
+        for x in xs:
+            for y in ys:
+                posting = pairs.get((x, y))
+                if posting:
+                    _place(hits, posting, i)
 
     def _verify(self, s: str, hits: dict[tuple[int, int], set[int]],
                 emit: Callable[[int, int, int, float], None]) -> None:

@@ -194,6 +194,23 @@ class Session:
             self.access_cache[key] = cached
         return cached
 
+    def authorizer(self, spec: ToolSpec) -> Callable[[Finding, str], bool]:
+        """``allowed(finding, path)``: ``A`` of one finding of a call to ``spec`` (the spec's cache
+        key built once per call, not per finding). Unregistered PII is forbidden only by type rules."""
+        tool = (spec.name, spec.purpose, spec.sink)
+        cache = self.access_cache
+
+        def allowed(f: Finding, path: str) -> bool:
+            if f.method == "pii":
+                acc = self.access_of_type(PrivateAtom(id=f.atom_id, type=f.atom_type, value="-"), spec)
+                return acc.level == "default" or acc.permits(path, f.method)
+            acc = cache.get((f.atom_id, tool))
+            if acc is None:
+                acc = self.access(f.atom_id, spec)
+            return acc.permits(path, f.method)
+
+        return allowed
+
     def access_of_type(self, atom: PrivateAtom, spec: ToolSpec) -> Access:
         """``A`` for an unregistered finding (PII) known by its type only."""
         return self._base.resolver.access(atom, spec)

@@ -23,7 +23,7 @@ from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
-from ._leaves import CONST, LEAF, NODE, SKIPPED, Leaf, LeafTable, Node, join
+from ._leaves import CONST, LEAF, NODE, SKIPPED, Leaf, LeafTable, Node, join, new_leaf
 from ._limits import DEFAULT_LIMITS, Limits, Problem
 
 __all__ = ["MAX_DEPTH", "iter_leaves", "leaf_text", "replace_at", "to_jsonable", "walk"]
@@ -104,17 +104,27 @@ def walk(arguments: Any, free_text: Collection[str] = (), limits: Limits = DEFAU
 
 def _flat(arguments: dict[Any, Any], free_text: Collection[str], limits: Limits) -> LeafTable | None:
     """The common call — a small dict of str keys and str/number/bool/None values — without the
-    stack; ``None`` sends anything else to the general walk. Same table as :class:`_Walker`."""
-    values: list[tuple[str, Any, str | None]] = []
+    stack; ``None`` sends anything else to the general walk. Same table as :class:`_Walker`:
+    the key leaves first (indices ``0..n-1``), then the value leaves. O(keys + values)."""
+    n = len(arguments)
+    if 2 * n + 1 > limits.max_leaves:
+        return None
+    max_text = limits.max_text
+    leaves: list[Leaf] = []
+    refs: list[tuple[Any, int, Any, int]] = []
+    values: list[Leaf] = []
     total = 0
-    for k, v in arguments.items():
+    for i, (k, v) in enumerate(arguments.items()):
         tv = type(v)
-        if type(k) is not str:
+        if type(k) is not str or len(k) > max_text:
             return None
+        leaves.append(new_leaf((k, k, k, "", False, True, 0, k, -1)))
         if tv is str:
             text: str | None = v
         elif v is None or tv is bool:
-            text = None
+            refs.append((k, CONST, v, i))
+            total += len(k)
+            continue
         elif tv is int or tv is float:
             try:
                 text = leaf_text(v)
@@ -122,25 +132,20 @@ def _flat(arguments: dict[Any, Any], free_text: Collection[str], limits: Limits)
                 return None
         else:
             return None
-        total += len(k) + (len(text) if text else 0)
-        if len(k) > limits.max_text or (text is not None and len(text) > limits.max_text):
+        if len(text) > max_text:  # type: ignore[arg-type]
             return None
-        values.append((k, v, text))
-    if total > limits.max_total or 2 * len(values) + 1 > limits.max_leaves:
+        total += len(k) + len(text)  # type: ignore[arg-type]
+        refs.append((k, LEAF, n + len(values), i))
+        values.append(new_leaf((v, text, k, k, k in free_text, False, 0, k, i)))
+    if total > limits.max_total:
         return None
     t = LeafTable()
     node = Node(arguments, "dict", "", -1, "", -1)
+    node.children = refs
     t.nodes.append(node)
     t.root = ("", NODE, 0, -1)
-    leaves, children = t.leaves, node.children
-    for k, _, _ in values:
-        leaves.append(Leaf(k, k, k, "", False, True, 0, k, -1))
-    for i, (k, v, text) in enumerate(values):
-        if text is None:
-            children.append((k, CONST, v, i))
-        else:
-            children.append((k, LEAF, len(leaves), i))
-            leaves.append(Leaf(v, text, k, k, k in free_text, False, 0, k, i))
+    leaves.extend(values)
+    t.leaves = leaves
     return t
 
 
