@@ -18,7 +18,7 @@ import dataclasses
 import datetime as _dt
 import enum
 import uuid
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
@@ -91,52 +91,62 @@ def _container(value: Any) -> tuple[str, list[tuple[Any, Any]]] | None:
     return None
 
 
-def walk(arguments: Any, free_text: Collection[str] = (), limits: Limits = DEFAULT_LIMITS) -> LeafTable:
+def walk(arguments: Any, free_text: Collection[str] = (), limits: Limits = DEFAULT_LIMITS,
+         clean: Callable[[str], bool] | None = None) -> LeafTable:
     """The leaf table of ``arguments``. A leaf is free text when its last key or its path is in
     ``free_text``; a dict key is free text when its dict is. The first problem met is in
-    ``table.problem`` (the walk goes on past depth, cycle and type problems, stops at size ones)."""
+    ``table.problem`` (the walk goes on past depth, cycle and type problems, stops at size ones).
+
+    ``clean(key)`` — True for a key text known to hold no atom (the guard's memo of keys it has
+    already scanned, when nothing else would scan it) — lets the flat path leave that key out of
+    the leaves: it would only be scanned again. Its dict entry is rebuilt and rendered as is."""
     if type(arguments) is dict and len(arguments) <= _FLAT_MAX:
-        table = _flat(arguments, free_text, limits)
+        table = _flat(arguments, free_text, limits, clean)
         if table is not None:
             return table
     return _Walker(free_text, limits).run(arguments)
 
 
-def _flat(arguments: dict[Any, Any], free_text: Collection[str], limits: Limits) -> LeafTable | None:
+def _flat(arguments: dict[Any, Any], free_text: Collection[str], limits: Limits,
+          clean: Callable[[str], bool] | None = None) -> LeafTable | None:
     """The common call — a small dict of str keys and str/number/bool/None values — without the
-    stack; ``None`` sends anything else to the general walk. Same table as :class:`_Walker`:
-    the key leaves first (indices ``0..n-1``), then the value leaves. O(keys + values)."""
-    n = len(arguments)
-    if 2 * n + 1 > limits.max_leaves:
+    stack; ``None`` sends anything else to the general walk. Same table as :class:`_Walker` (the
+    key leaves first, then the value leaves), less the keys ``clean`` vouches for. O(keys + values)."""
+    if 2 * len(arguments) + 1 > limits.max_leaves:
         return None
     max_text = limits.max_text
     leaves: list[Leaf] = []
-    refs: list[tuple[Any, int, Any, int]] = []
-    values: list[Leaf] = []
+    key_leaf: list[int] = []
     total = 0
-    for i, (k, v) in enumerate(arguments.items()):
-        tv = type(v)
+    for k in arguments:
         if type(k) is not str or len(k) > max_text:
             return None
-        leaves.append(new_leaf((k, k, k, "", False, True, 0, k, -1)))
+        total += len(k)
+        if clean is not None and clean(k):
+            key_leaf.append(-1)
+        else:
+            key_leaf.append(len(leaves))
+            leaves.append(new_leaf((k, k, k, "", False, True, 0, k, -1)))
+    refs: list[tuple[Any, int, Any, int]] = []
+    for i, (k, v) in enumerate(arguments.items()):
+        tv = type(v)
         if tv is str:
-            text: str | None = v
+            text: str = v
         elif v is None or tv is bool:
-            refs.append((k, CONST, v, i))
-            total += len(k)
+            refs.append((k, CONST, v, key_leaf[i]))
             continue
         elif tv is int or tv is float:
             try:
-                text = leaf_text(v)
+                text = leaf_text(v)  # type: ignore[assignment]
             except _Unreadable:
                 return None
         else:
             return None
-        if len(text) > max_text:  # type: ignore[arg-type]
+        if len(text) > max_text:
             return None
-        total += len(k) + len(text)  # type: ignore[arg-type]
-        refs.append((k, LEAF, n + len(values), i))
-        values.append(new_leaf((v, text, k, k, k in free_text, False, 0, k, i)))
+        total += len(text)
+        refs.append((k, LEAF, len(leaves), key_leaf[i]))
+        leaves.append(new_leaf((v, text, k, k, k in free_text, False, 0, k, key_leaf[i])))
     if total > limits.max_total:
         return None
     t = LeafTable()
@@ -144,7 +154,6 @@ def _flat(arguments: dict[Any, Any], free_text: Collection[str], limits: Limits)
     node.children = refs
     t.nodes.append(node)
     t.root = ("", NODE, 0, -1)
-    leaves.extend(values)
     t.leaves = leaves
     return t
 

@@ -392,7 +392,7 @@ class Guard:
 
     def _check(self, spec: ToolSpec, arguments: Any, mode: Mode) -> tuple[Decision, CallView]:
         sess = self._session()
-        table = walk(arguments, spec.free_text, self.limits)
+        table = walk(arguments, spec.free_text, self.limits, sess.known_clean())
         problem = table.problem
         error = problem.code if problem is not None else None
         if problem is not None:
