@@ -144,7 +144,7 @@ class SkeletonIndex:
             return
         s = norm.text
         # the offset map up to the last hit only: a number early in a long text maps a few chars
-        positions = _skeleton_map(norm, max(end for end, _ in hits) + 1)
+        positions = _skeleton_map(norm, hits[-1][0] + 1)  # hits come in the order of their end
         for end, (length, entries) in hits:
             ns = positions[end - length + 1]
             ne = positions[end] + 1

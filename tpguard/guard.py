@@ -39,6 +39,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import chain, filterfalse
+from operator import attrgetter
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
@@ -82,6 +84,8 @@ MODES: tuple[str, ...] = ("audit", "enforce", "redact")
 _log = logging.getLogger("tpguard")
 _ids = itertools.count(1)
 _new_finding = partial(tuple.__new__, Finding)  # a Finding from a 10-tuple, without Python code
+_AUTHORIZED = attrgetter("authorized")
+_FREE_TEXT = attrgetter("free_text")
 _SESSIONS: ContextVar[Mapping[int, Session]] = ContextVar(
     "tpguard_sessions", default=MappingProxyType({})
 )
@@ -415,12 +419,12 @@ class Guard:
             # the finding at its display path with ``authorized`` filled in (built in C)
             per_leaf[i] = [_new_finding((f[0], f[1], path, *f[3:9], allowed(f, path))) for f in found]
         call = CallView(table, per_leaf, paths)
-        found_all = tuple(f for fs in per_leaf.values() for f in fs)
-        forbidden = tuple(f for f in found_all if not f.authorized)
+        found_all = tuple(chain.from_iterable(per_leaf.values()))
+        forbidden = tuple(filterfalse(_AUTHORIZED, found_all))
         if not forbidden or mode == "audit":
             return Decision(spec.name, mode, "allow", found_all, forbidden, arguments, error=error,
                             session_id=sess.id), call
-        if mode == "enforce" or any(not f.free_text for f in forbidden):
+        if mode == "enforce" or not all(map(_FREE_TEXT, forbidden)):
             return Decision(spec.name, mode, "block", found_all, forbidden, arguments,
                             message=self._block_message(spec, forbidden), session_id=sess.id), call
         try:

@@ -73,6 +73,8 @@ def _bare_tool() -> Any:
 
 
 def _intercept_sdk(bench: Bench, args: dict[str, str]) -> None:
+    """intercept_sdk (redact: the target figure, as measured since issue 9) and
+    intercept_sdk_enforce (informational: the same call withheld)."""
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -80,14 +82,15 @@ def _intercept_sdk(bench: Bench, args: dict[str, str]) -> None:
     provider = TracerProvider()
     exporter = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    guard = Guard(policy(10), mode="redact", tracer_provider=provider)
+    for mode, name in (("redact", "intercept_sdk"), ("enforce", "intercept_sdk_enforce")):
+        guard = Guard(policy(10), mode=mode, tracer_provider=provider)
 
-    def call() -> None:  # the decision applied: the tool runs with the arguments the guard passes
-        with guard.intercept(SPEC, args) as ic:
-            if not ic.decision.blocked:
-                create_ticket(**ic.arguments)
+        def call(guard: Guard = guard) -> None:  # the tool runs with the arguments the guard passes
+            with guard.intercept(SPEC, args) as ic:
+                if not ic.decision.blocked:
+                    create_ticket(**ic.arguments)
 
-    bench.time("intercept_sdk", call, setup=exporter.clear)
+        bench.time(name, call, setup=exporter.clear)
     provider.shutdown()
 
 
@@ -105,7 +108,7 @@ def _baselines(bench: Bench, args: dict[str, str]) -> None:
 
 
 def call_figures(bench: Bench) -> None:
-    """bare_langchain, check_{audit,enforce,redact}, intercept_sdk, guarded_langchain (enforce),
+    """bare_langchain, check_{audit,enforce,redact}, intercept_sdk(_enforce), guarded_langchain (enforce),
     guarded_langchain_redact, langchain_pii, presidio — all on the typical call, the guard holding 10 atoms."""
     from tpguard.adapters.langchain import guard_tool
 
