@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 from opentelemetry.trace import NoOpTracerProvider
 
 from tpguard import Guard
+from tpguard.guard import Mode
 
 from ._measure import Figure, measure
 from ._workload import SPEC, Sizes, count_label, create_ticket, policy, typical_arguments
@@ -82,7 +83,8 @@ def _intercept_sdk(bench: Bench, args: dict[str, str]) -> None:
     provider = TracerProvider()
     exporter = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    for mode, name in (("redact", "intercept_sdk"), ("enforce", "intercept_sdk_enforce")):
+    modes: tuple[tuple[Mode, str], ...] = (("redact", "intercept_sdk"), ("enforce", "intercept_sdk_enforce"))
+    for mode, name in modes:
         guard = Guard(policy(10), mode=mode, tracer_provider=provider)
 
         def call(guard: Guard = guard) -> None:  # the tool runs with the arguments the guard passes
@@ -123,7 +125,9 @@ def call_figures(bench: Bench) -> None:
     # the default deployment, ``enforce`` (the typical call is withheld: LangChain hands the model
     # the guard's message); ``redact`` (rewrite, re-scan, then the tool runs) is its own figure,
     # shown beside it without a target.
-    for mode, name in (("enforce", "guarded_langchain"), ("redact", "guarded_langchain_redact")):
+    modes: tuple[tuple[Mode, str], ...] = (("enforce", "guarded_langchain"),
+                                           ("redact", "guarded_langchain_redact"))
+    for mode, name in modes:
         guarded = guard_tool(_bare_tool(), purpose=SPEC.purpose, sink=SPEC.sink,
                              free_text=SPEC.free_text,
                              guard=Guard(policy(10), mode=mode, tracer_provider=NoOpTracerProvider()))
