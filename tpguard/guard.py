@@ -86,6 +86,8 @@ _ids = itertools.count(1)
 _new_finding = partial(tuple.__new__, Finding)  # a Finding from a 10-tuple, without Python code
 _AUTHORIZED = attrgetter("authorized")
 _FREE_TEXT = attrgetter("free_text")
+_ATOM_TYPE = attrgetter("atom_type")
+_PATH = attrgetter("path")
 _SESSIONS: ContextVar[Mapping[int, Session]] = ContextVar(
     "tpguard_sessions", default=MappingProxyType({})
 )
@@ -243,8 +245,8 @@ def _scope_summary(found: Iterable[ScopeFinding]) -> str:
 
 def _describe(findings: Iterable[Finding]) -> tuple[str, str]:
     fs = list(findings)
-    types = ", ".join(sorted({f.atom_type for f in fs}))
-    paths = sorted({f.path for f in fs})
+    types = ", ".join(sorted(set(map(_ATOM_TYPE, fs))))
+    paths = sorted(set(map(_PATH, fs)))
     fields = ", ".join(paths[:_MESSAGE_FIELDS])
     if len(paths) > _MESSAGE_FIELDS:
         fields += f" and {len(paths) - _MESSAGE_FIELDS} more"
