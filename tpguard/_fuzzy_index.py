@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable, Mapping
-from itertools import compress
+from itertools import chain, compress
 
 from rapidfuzz import fuzz
 
@@ -72,12 +72,9 @@ def fuzzy_eligible(key: str) -> bool:
     return len(words(key)) > 1 or (digits == 0 and letters >= 10)
 
 
-def _place(hits: dict[tuple[int, int], set[int]], posting: list[tuple[int, int]], i: int) -> None:
-    """Each atom of a pair's posting placed at its first word (``i - k``); a posting shared by
-    more than ``_MAX_POSTING`` atoms places none."""
-    if len(posting) <= _MAX_POSTING:
-        for idx, k in posting:
-            hits.setdefault((idx, i - k), set()).add(k)
+#: one scan's state: candidate places → pair indices hit, window digits by (first word, pairs),
+#: places dropped for their digits
+_Scan = tuple[dict[tuple[int, int], set[int]], dict[tuple[int, int], str], set[tuple[int, int]]]
 
 
 def _deletions(word: str) -> list[str]:
@@ -158,11 +155,12 @@ class FuzzyIndex:
         ws = words(s)
         vocab = self._vocab
         hits: dict[tuple[int, int], set[int]] = {}
+        doomed: set[tuple[int, int]] = set()  # places dropped for their digits (still places)
         if len(ws) > 1:
             # indices of the text words that are atom words, found in C (a few per text)
             at = list(compress(range(len(ws)), map(vocab.__contains__, ws)))
             if at:
-                self._pair_hits(ws, at, hits)
+                self._pair_hits(ws, at, hits, doomed)
         if self._singles:
             near = self._within_one_edit
             for i, w in enumerate(ws):
@@ -172,26 +170,54 @@ class FuzzyIndex:
                             hits.setdefault((idx, i), set()).add(0)
         if hits and known:
             places: dict[int, int] = {}
-            for idx, _ in hits:  # a handful of candidate places: cheaper than a Counter
+            for idx, _ in chain(hits, doomed):  # a handful of places: cheaper than a Counter
                 places[idx] = places.get(idx, 0) + 1
             hits = {k: v for k, v in hits.items() if places[k[0]] > known.get(k[0], 0)}
         if hits:
             self._verify(s, hits, emit)
 
-    def _pair_hits(self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]]) -> None:
+    def _pair_hits(self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]],
+                   doomed: set[tuple[int, int]]) -> None:
         """Adjacent text words, one of them a vocabulary word (``at``: their indices), the other
         as written or within one edit: each indexed pair places an occurrence (atom, first text
         word). O(vocabulary words in the text): pairs without one are never looked at."""
         last = len(words) - 1
         prev = -2
+        ctx: _Scan = (hits, {}, doomed)
         for p in at:
             if p > 0 and p - 1 != prev:  # (p - 1, p); when p - 1 is a vocabulary word it was (prev, p)
-                self._pair(words, p - 1, hits)
+                self._pair(words, p - 1, ctx)
             if p < last:
-                self._pair(words, p, hits)
+                self._pair(words, p, ctx)
             prev = p
 
-    def _pair(self, words: list[str], i: int, hits: dict[tuple[int, int], set[int]]) -> None:
+    def _place(self, words: list[str], posting: list[tuple[int, int]], i: int, ctx: _Scan) -> None:
+        """Each atom of a pair's posting placed at its first word (``i - k``); a posting shared by
+        more than ``_MAX_POSTING`` atoms places none. An atom whose digits do not occur among the
+        digits of the place's widest window (one word more at either end) is not placed: it could
+        not pass :meth:`_verify`'s digit rule (24 streets named "David Wells" differ by their
+        number, and 23 of them are dropped here with one substring test each). A dropped place is
+        still counted as a place (``doomed``), so the known-occurrence rule of :meth:`scan` sees
+        the same places as if it had been aligned."""
+        if len(posting) > _MAX_POSTING:
+            return
+        hits, digits, doomed = ctx
+        keys = self.keys
+        for idx, k in posting:
+            first = i - k
+            _, key_digits, npairs = keys[idx]
+            if key_digits:
+                around = digits.get((first, npairs))
+                if around is None:  # every window _verify aligns lies inside this one
+                    lo = max(0, first - 1)
+                    around = digits[(first, npairs)] = digits_of(
+                        " ".join(words[lo : max(lo + 1, first + npairs + 2)]))
+                if key_digits not in around:
+                    doomed.add((idx, first))
+                    continue
+            hits.setdefault((idx, first), set()).add(k)
+
+    def _pair(self, words: list[str], i: int, ctx: _Scan) -> None:
         """The pair (``i``, ``i + 1``). As written, it costs one look-up; with one word outside the
         vocabulary and none within one edit of it (most prose), two."""
         pairs = self._pairs
@@ -202,7 +228,7 @@ class FuzzyIndex:
         if a is not None and b is not None:
             posting = pairs.get((a, b))
             if posting is not None:  # the pair as written: no edits looked at
-                _place(hits, posting, i)
+                self._place(words, posting, i, ctx)
                 return
             xs, ys = (a, *self._within_one_edit(words[i])), (b, *self._within_one_edit(words[i + 1]))
         elif a is not None:
@@ -213,7 +239,7 @@ class FuzzyIndex:
             for y in ys:
                 posting = pairs.get((x, y))
                 if posting:
-                    _place(hits, posting, i)
+                    self._place(words, posting, i, ctx)
 
     def _verify(self, s: str, hits: dict[tuple[int, int], set[int]],
                 emit: Callable[[int, int, int, float], None]) -> None:
