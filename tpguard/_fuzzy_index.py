@@ -58,6 +58,9 @@ _MEMO_SIZE = 65536
 #: little about which atom is meant, and iterating it would make lookups grow with the atoms.
 _MAX_POSTING = 32
 _MIN_EDIT_WORD = 3
+#: postings of at least this many atoms are filtered by digits before alignment (for one or two
+#: atoms the filter costs more than the alignment it could save)
+_DIGIT_FILTER = 4
 
 
 def fuzzy_eligible(key: str) -> bool:
@@ -176,70 +179,70 @@ class FuzzyIndex:
         if hits:
             self._verify(s, hits, emit)
 
-    def _pair_hits(self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]],
-                   doomed: set[tuple[int, int]]) -> None:
+    def _pair_hits(
+        self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]],
+        doomed: set[tuple[int, int]],
+    ) -> None:
         """Adjacent text words, one of them a vocabulary word (``at``: their indices), the other
         as written or within one edit: each indexed pair places an occurrence (atom, first text
-        word). O(vocabulary words in the text): pairs without one are never looked at."""
+        word). O(vocabulary words in the text): pairs without one are never looked at; a pair as
+        written costs one look-up, a vocabulary word beside a word with none within one edit of
+        it (most prose) two."""
+        pairs = self._pairs
+        get = self._vocab.get
+        near = self._within_one_edit
         last = len(words) - 1
-        prev = -2
         ctx: _Scan = (hits, {}, doomed)
+        prev = -2
         for p in at:
-            if p > 0 and p - 1 != prev:  # (p - 1, p); when p - 1 is a vocabulary word it was (prev, p)
-                self._pair(words, p - 1, ctx)
-            if p < last:
-                self._pair(words, p, ctx)
+            # (p - 1, p) unless p - 1 is a vocabulary word (then it was (prev, prev + 1)); (p, p + 1)
+            for i in ((p - 1, p) if p > 0 and p - 1 != prev else (p,)):
+                if i >= last:
+                    continue
+                a, b = get(words[i]), get(words[i + 1])
+                posting = pairs.get((a, b)) if a is not None and b is not None else None
+                if posting is not None:  # the pair as written: no edits looked at
+                    self._place(words, posting, i, ctx)
+                    continue
+                xs = near(words[i]) if b is not None else ()
+                ys = near(words[i + 1]) if a is not None else ()
+                if a is not None:
+                    xs = (a, *xs)
+                if b is not None:
+                    ys = (b, *ys)
+                for x in xs:
+                    for y in ys:
+                        posting = pairs.get((x, y))
+                        if posting:
+                            self._place(words, posting, i, ctx)
             prev = p
 
     def _place(self, words: list[str], posting: list[tuple[int, int]], i: int, ctx: _Scan) -> None:
         """Each atom of a pair's posting placed at its first word (``i - k``); a posting shared by
-        more than ``_MAX_POSTING`` atoms places none. An atom whose digits do not occur among the
-        digits of the place's widest window (one word more at either end) is not placed: it could
-        not pass :meth:`_verify`'s digit rule (24 streets named "David Wells" differ by their
-        number, and 23 of them are dropped here with one substring test each). A dropped place is
-        still counted as a place (``doomed``), so the known-occurrence rule of :meth:`scan` sees
-        the same places as if it had been aligned."""
+        more than ``_MAX_POSTING`` atoms places none. In a posting of several atoms, an atom whose
+        digits do not occur among the digits of the place's widest window (one word more at
+        either end) is not placed: it could not pass :meth:`_verify`'s digit rule (24 streets
+        named "David Wells" differ by their number: 23 are dropped here, one substring test
+        each). A dropped place still counts as a place (``doomed``), so the known-occurrence rule
+        of :meth:`scan` sees the same places as if it had been aligned."""
         if len(posting) > _MAX_POSTING:
             return
         hits, digits, doomed = ctx
-        keys = self.keys
+        keys = self.keys if len(posting) >= _DIGIT_FILTER else None
         for idx, k in posting:
             first = i - k
-            _, key_digits, npairs = keys[idx]
-            if key_digits:
-                around = digits.get((first, npairs))
-                if around is None:  # every window _verify aligns lies inside this one
-                    lo = max(0, first - 1)
-                    around = digits[(first, npairs)] = digits_of(
-                        " ".join(words[lo : max(lo + 1, first + npairs + 2)]))
-                if key_digits not in around:
-                    doomed.add((idx, first))
-                    continue
+            if keys is not None:
+                _, key_digits, npairs = keys[idx]
+                if key_digits:
+                    around = digits.get((first, npairs))
+                    if around is None:  # every window _verify aligns lies inside this one
+                        lo = max(0, first - 1)
+                        around = digits[(first, npairs)] = digits_of(
+                            " ".join(words[lo : max(lo + 1, first + npairs + 2)]))
+                    if key_digits not in around:
+                        doomed.add((idx, first))
+                        continue
             hits.setdefault((idx, first), set()).add(k)
-
-    def _pair(self, words: list[str], i: int, ctx: _Scan) -> None:
-        """The pair (``i``, ``i + 1``). As written, it costs one look-up; with one word outside the
-        vocabulary and none within one edit of it (most prose), two."""
-        pairs = self._pairs
-        get = self._vocab.get
-        a, b = get(words[i]), get(words[i + 1])
-        xs: tuple[int, ...]
-        ys: tuple[int, ...]
-        if a is not None and b is not None:
-            posting = pairs.get((a, b))
-            if posting is not None:  # the pair as written: no edits looked at
-                self._place(words, posting, i, ctx)
-                return
-            xs, ys = (a, *self._within_one_edit(words[i])), (b, *self._within_one_edit(words[i + 1]))
-        elif a is not None:
-            xs, ys = (a,), self._within_one_edit(words[i + 1])
-        else:
-            xs, ys = self._within_one_edit(words[i]), (b,) if b is not None else ()
-        for x in xs:
-            for y in ys:
-                posting = pairs.get((x, y))
-                if posting:
-                    self._place(words, posting, i, ctx)
 
     def _verify(self, s: str, hits: dict[tuple[int, int], set[int]],
                 emit: Callable[[int, int, int, float], None]) -> None:
