@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import inspect
 import itertools
+import typing
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from typing import Any
@@ -142,7 +143,7 @@ def _guarded_class(
 
     ns.update(run=functools.update_wrapper(run, base.run),
               arun=functools.update_wrapper(arun, base.arun),
-              _run=functools.update_wrapper(_run, orig_run))
+              _run=_wrapped(_run, orig_run))
 
     if base._arun is not BaseTool._arun:  # the class has its own async path: guard it too
         orig_arun = base._arun
@@ -165,10 +166,26 @@ def _guarded_class(
                 _ACTIVE.reset(token)
             raise ToolCallWithheld(call.result_decision or call.decision)
 
-        ns["_arun"] = functools.update_wrapper(_arun, orig_arun)
+        ns["_arun"] = _wrapped(_arun, orig_arun)
     meta: Any = type(base)  # pydantic's model metaclass
     guarded: type[BaseTool] = meta(base.__name__, (base,), ns)
     return guarded
+
+
+def _wrapped(wrapper: Callable[..., Any], wrapped: Callable[..., Any]) -> Callable[..., Any]:
+    """``functools.update_wrapper`` with the annotations *evaluated once, here*.
+
+    LangChain looks for a ``RunnableConfig`` parameter with ``typing.get_type_hints(self._run)``
+    on every call. Copied as they are, the original's annotations are strings (``from __future__
+    import annotations``) that ``get_type_hints`` compiles and evaluates each time (~5 µs each);
+    evaluated ones cost a dictionary copy. If they cannot be evaluated, the strings are kept and
+    LangChain behaves as it would on the original."""
+    functools.update_wrapper(wrapper, wrapped)
+    try:
+        wrapper.__annotations__ = typing.get_type_hints(wrapped, include_extras=True)
+    except Exception:  # an unresolvable annotation: LangChain resolves (or skips) it as before
+        pass
+    return wrapper
 
 
 def _parameter_names(fn: Callable[..., Any]) -> list[str]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable, Mapping
-from itertools import compress
+from itertools import chain, compress
 
 from rapidfuzz import fuzz
 
@@ -58,6 +58,9 @@ _MEMO_SIZE = 65536
 #: little about which atom is meant, and iterating it would make lookups grow with the atoms.
 _MAX_POSTING = 32
 _MIN_EDIT_WORD = 3
+#: postings of at least this many atoms are filtered by digits before alignment (for one or two
+#: atoms the filter costs more than the alignment it could save)
+_DIGIT_FILTER = 4
 
 
 def fuzzy_eligible(key: str) -> bool:
@@ -70,6 +73,11 @@ def fuzzy_eligible(key: str) -> bool:
     if len(key) < 8 or letters < 6 or digits >= letters or skeleton_key(key) is not None:
         return False
     return len(words(key)) > 1 or (digits == 0 and letters >= 10)
+
+
+#: one scan's state: candidate places → pair indices hit, window digits by (first word, pairs),
+#: places dropped for their digits
+_Scan = tuple[dict[tuple[int, int], set[int]], dict[tuple[int, int], str], set[tuple[int, int]]]
 
 
 def _deletions(word: str) -> list[str]:
@@ -150,11 +158,12 @@ class FuzzyIndex:
         ws = words(s)
         vocab = self._vocab
         hits: dict[tuple[int, int], set[int]] = {}
+        doomed: set[tuple[int, int]] = set()  # places dropped for their digits (still places)
         if len(ws) > 1:
             # indices of the text words that are atom words, found in C (a few per text)
             at = list(compress(range(len(ws)), map(vocab.__contains__, ws)))
             if at:
-                self._pair_hits(ws, at, hits)
+                self._pair_hits(ws, at, hits, doomed)
         if self._singles:
             near = self._within_one_edit
             for i, w in enumerate(ws):
@@ -164,31 +173,76 @@ class FuzzyIndex:
                             hits.setdefault((idx, i), set()).add(0)
         if hits and known:
             places: dict[int, int] = {}
-            for idx, _ in hits:  # a handful of candidate places: cheaper than a Counter
+            for idx, _ in chain(hits, doomed):  # a handful of places: cheaper than a Counter
                 places[idx] = places.get(idx, 0) + 1
             hits = {k: v for k, v in hits.items() if places[k[0]] > known.get(k[0], 0)}
         if hits:
             self._verify(s, hits, emit)
 
-    def _pair_hits(self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]]) -> None:
+    def _pair_hits(
+        self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]],
+        doomed: set[tuple[int, int]],
+    ) -> None:
         """Adjacent text words, one of them a vocabulary word (``at``: their indices), the other
         as written or within one edit: each indexed pair places an occurrence (atom, first text
-        word). O(vocabulary words in the text): pairs without one are never looked at."""
+        word). O(vocabulary words in the text): pairs without one are never looked at; a pair as
+        written costs one look-up, a vocabulary word beside a word with none within one edit of
+        it (most prose) two."""
         pairs = self._pairs
-        near = self._within_one_edit
         get = self._vocab.get
+        near = self._within_one_edit
         last = len(words) - 1
-        for i in sorted({j for p in at for j in (p - 1, p) if 0 <= j < last}):
-            a, b = get(words[i]), get(words[i + 1])
-            exact = a is not None and b is not None and (a, b) in pairs
-            firsts = (a,) if b is None or exact else (a, *near(words[i]))
-            seconds = (b,) if a is None or exact else (b, *near(words[i + 1]))
-            for x in firsts:
-                for y in seconds:
-                    posting = pairs.get((x, y)) if x is not None and y is not None else None
-                    if posting and len(posting) <= _MAX_POSTING:
-                        for idx, k in posting:
-                            hits.setdefault((idx, i - k), set()).add(k)
+        ctx: _Scan = (hits, {}, doomed)
+        prev = -2
+        for p in at:
+            # (p - 1, p) unless p - 1 is a vocabulary word (then it was (prev, prev + 1)); (p, p + 1)
+            for i in ((p - 1, p) if p > 0 and p - 1 != prev else (p,)):
+                if i >= last:
+                    continue
+                a, b = get(words[i]), get(words[i + 1])
+                posting = pairs.get((a, b)) if a is not None and b is not None else None
+                if posting is not None:  # the pair as written: no edits looked at
+                    self._place(words, posting, i, ctx)
+                    continue
+                xs = near(words[i]) if b is not None else ()
+                ys = near(words[i + 1]) if a is not None else ()
+                if a is not None:
+                    xs = (a, *xs)
+                if b is not None:
+                    ys = (b, *ys)
+                for x in xs:
+                    for y in ys:
+                        posting = pairs.get((x, y))
+                        if posting:
+                            self._place(words, posting, i, ctx)
+            prev = p
+
+    def _place(self, words: list[str], posting: list[tuple[int, int]], i: int, ctx: _Scan) -> None:
+        """Each atom of a pair's posting placed at its first word (``i - k``); a posting shared by
+        more than ``_MAX_POSTING`` atoms places none. In a posting of several atoms, an atom whose
+        digits do not occur among the digits of the place's widest window (one word more at
+        either end) is not placed: it could not pass :meth:`_verify`'s digit rule (24 streets
+        named "David Wells" differ by their number: 23 are dropped here, one substring test
+        each). A dropped place still counts as a place (``doomed``), so the known-occurrence rule
+        of :meth:`scan` sees the same places as if it had been aligned."""
+        if len(posting) > _MAX_POSTING:
+            return
+        hits, digits, doomed = ctx
+        keys = self.keys if len(posting) >= _DIGIT_FILTER else None
+        for idx, k in posting:
+            first = i - k
+            if keys is not None:
+                _, key_digits, npairs = keys[idx]
+                if key_digits:
+                    around = digits.get((first, npairs))
+                    if around is None:  # every window _verify aligns lies inside this one
+                        lo = max(0, first - 1)
+                        around = digits[(first, npairs)] = digits_of(
+                            " ".join(words[lo : max(lo + 1, first + npairs + 2)]))
+                    if key_digits not in around:
+                        doomed.add((idx, first))
+                        continue
+            hits.setdefault((idx, first), set()).add(k)
 
     def _verify(self, s: str, hits: dict[tuple[int, int], set[int]],
                 emit: Callable[[int, int, int, float], None]) -> None:

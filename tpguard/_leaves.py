@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from functools import partial
+from typing import Any, NamedTuple
 
 from ._limits import Problem
 
-__all__ = ["CONST", "LEAF", "NODE", "SKIPPED", "CallView", "Leaf", "LeafTable", "Node", "RebuildError", "join"]
+__all__ = ["CONST", "LEAF", "NODE", "SKIPPED", "CallView", "Leaf", "LeafTable", "Node", "RebuildError", "join",
+           "new_leaf"]
 
 # kinds of a child reference ``(slot, kind, target, key_leaf)``
 CONST, LEAF, NODE, SKIPPED = 0, 1, 2, 3
@@ -32,25 +34,25 @@ def join(path: str, seg: str | int) -> str:
     return f"{path}.{seg}" if path else seg
 
 
-class Leaf:
+class Leaf(NamedTuple):
     """One text of the call. ``path`` is the *raw* argument path (internal: it may hold a key that
-    is an atom — report :meth:`LeafTable.display_paths` instead)."""
+    is an atom — report :meth:`LeafTable.display_paths` instead). A named tuple: a call builds one
+    per value and per key, and tuples are the cheapest records CPython builds."""
 
-    __slots__ = ("free_text", "is_key", "key", "key_leaf", "norm", "parent", "path", "seg", "text",
-                 "value")
+    value: Any
+    text: str
+    path: str
+    key: str
+    free_text: bool
+    is_key: bool
+    parent: int
+    seg: str | int
+    key_leaf: int
 
-    def __init__(self, value: Any, text: str, path: str, key: str, free_text: bool, is_key: bool,
-                 parent: int, seg: str | int, key_leaf: int) -> None:
-        self.value = value
-        self.text = text
-        self.path = path
-        self.key = key
-        self.free_text = free_text
-        self.is_key = is_key
-        self.parent = parent
-        self.seg = seg
-        self.key_leaf = key_leaf
-        self.norm: Any = None  # the detector's Normalized form, once computed
+
+#: ``new_leaf((value, text, path, key, free_text, is_key, parent, seg, key_leaf))``: a :class:`Leaf`
+#: built in C (the named tuple's own ``__new__`` is Python code; the walk builds one per text)
+new_leaf = partial(tuple.__new__, Leaf)
 
 
 class Node:

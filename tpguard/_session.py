@@ -194,6 +194,30 @@ class Session:
             self.access_cache[key] = cached
         return cached
 
+    def known_clean(self) -> Callable[[str], bool] | None:
+        """``clean(text)``: True for a text the base layer has already scanned and found no atom
+        in (its memo of short texts — dict keys repeat across calls); ``None`` when something
+        else would scan it too (an overlay, a PII detector). One dict look-up per text."""
+        det = self._base.detector
+        if det.pii is not None or self._layers()[0]:
+            return None
+        return det.is_known_clean
+
+    def authorizer(self, spec: ToolSpec) -> Callable[[Finding, str], bool]:
+        """``allowed(finding, path)``: ``A`` of one finding of a call to ``spec`` (the spec's cache
+        key built once per call, not per finding). Unregistered PII is forbidden only by type rules."""
+        tool = (spec.name, spec.purpose, spec.sink)
+        cache = self.access_cache
+
+        def allowed(f: Finding, path: str) -> bool:
+            if f.method == "pii":
+                acc = self.access_of_type(PrivateAtom(id=f.atom_id, type=f.atom_type, value="-"), spec)
+                return acc.level == "default" or acc.permits(path, f.method)
+            cached = cache.get((f.atom_id, tool))
+            return (cached if cached is not None else self.access(f.atom_id, spec)).permits(path, f.method)
+
+        return allowed
+
     def access_of_type(self, atom: PrivateAtom, spec: ToolSpec) -> Access:
         """``A`` for an unregistered finding (PII) known by its type only."""
         return self._base.resolver.access(atom, spec)

@@ -18,12 +18,12 @@ import dataclasses
 import datetime as _dt
 import enum
 import uuid
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
 
-from ._leaves import CONST, LEAF, NODE, SKIPPED, Leaf, LeafTable, Node, join
+from ._leaves import CONST, LEAF, NODE, SKIPPED, Leaf, LeafTable, Node, join, new_leaf
 from ._limits import DEFAULT_LIMITS, Limits, Problem
 
 __all__ = ["MAX_DEPTH", "iter_leaves", "leaf_text", "replace_at", "to_jsonable", "walk"]
@@ -91,56 +91,70 @@ def _container(value: Any) -> tuple[str, list[tuple[Any, Any]]] | None:
     return None
 
 
-def walk(arguments: Any, free_text: Collection[str] = (), limits: Limits = DEFAULT_LIMITS) -> LeafTable:
+def walk(arguments: Any, free_text: Collection[str] = (), limits: Limits = DEFAULT_LIMITS,
+         clean: Callable[[str], bool] | None = None) -> LeafTable:
     """The leaf table of ``arguments``. A leaf is free text when its last key or its path is in
     ``free_text``; a dict key is free text when its dict is. The first problem met is in
-    ``table.problem`` (the walk goes on past depth, cycle and type problems, stops at size ones)."""
+    ``table.problem`` (the walk goes on past depth, cycle and type problems, stops at size ones).
+
+    ``clean(key)`` — True for a key text known to hold no atom (the guard's memo of keys it has
+    already scanned, when nothing else would scan it) — lets the flat path leave that key out of
+    the leaves: it would only be scanned again. Its dict entry is rebuilt and rendered as is."""
     if type(arguments) is dict and len(arguments) <= _FLAT_MAX:
-        table = _flat(arguments, free_text, limits)
+        table = _flat(arguments, free_text, limits, clean)
         if table is not None:
             return table
     return _Walker(free_text, limits).run(arguments)
 
 
-def _flat(arguments: dict[Any, Any], free_text: Collection[str], limits: Limits) -> LeafTable | None:
+def _flat(arguments: dict[Any, Any], free_text: Collection[str], limits: Limits,
+          clean: Callable[[str], bool] | None = None) -> LeafTable | None:
     """The common call — a small dict of str keys and str/number/bool/None values — without the
-    stack; ``None`` sends anything else to the general walk. Same table as :class:`_Walker`."""
-    values: list[tuple[str, Any, str | None]] = []
+    stack; ``None`` sends anything else to the general walk. Same table as :class:`_Walker` (the
+    key leaves first, then the value leaves), less the keys ``clean`` vouches for. O(keys + values)."""
+    if 2 * len(arguments) + 1 > limits.max_leaves:
+        return None
+    max_text = limits.max_text
+    leaves: list[Leaf] = []
+    key_leaf: list[int] = []
     total = 0
-    for k, v in arguments.items():
-        tv = type(v)
-        if type(k) is not str:
+    for k in arguments:
+        if type(k) is not str or len(k) > max_text:
             return None
+        total += len(k)
+        if clean is not None and clean(k):
+            key_leaf.append(-1)
+        else:
+            key_leaf.append(len(leaves))
+            leaves.append(new_leaf((k, k, k, "", False, True, 0, k, -1)))
+    refs: list[tuple[Any, int, Any, int]] = []
+    for i, (k, v) in enumerate(arguments.items()):
+        tv = type(v)
         if tv is str:
-            text: str | None = v
+            text: str = v
         elif v is None or tv is bool:
-            text = None
+            refs.append((k, CONST, v, key_leaf[i]))
+            continue
         elif tv is int or tv is float:
             try:
-                text = leaf_text(v)
+                text = leaf_text(v)  # type: ignore[assignment]
             except _Unreadable:
                 return None
         else:
             return None
-        total += len(k) + (len(text) if text else 0)
-        if len(k) > limits.max_text or (text is not None and len(text) > limits.max_text):
+        if len(text) > max_text:
             return None
-        values.append((k, v, text))
-    if total > limits.max_total or 2 * len(values) + 1 > limits.max_leaves:
+        total += len(text)
+        refs.append((k, LEAF, len(leaves), key_leaf[i]))
+        leaves.append(new_leaf((v, text, k, k, k in free_text, False, 0, k, key_leaf[i])))
+    if total > limits.max_total:
         return None
     t = LeafTable()
     node = Node(arguments, "dict", "", -1, "", -1)
+    node.children = refs
     t.nodes.append(node)
     t.root = ("", NODE, 0, -1)
-    leaves, children = t.leaves, node.children
-    for k, _, _ in values:
-        leaves.append(Leaf(k, k, k, "", False, True, 0, k, -1))
-    for i, (k, v, text) in enumerate(values):
-        if text is None:
-            children.append((k, CONST, v, i))
-        else:
-            children.append((k, LEAF, len(leaves), i))
-            leaves.append(Leaf(v, text, k, k, k in free_text, False, 0, k, i))
+    t.leaves = leaves
     return t
 
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Collection, Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import ahocorasick
@@ -106,6 +107,11 @@ class Finding(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         return self._asdict()
+
+
+#: a :class:`Finding` from its 10 fields as one tuple, built in C (the named tuple's own
+#: ``__new__`` is Python code, and a call builds a few findings per text)
+_new_finding = partial(tuple.__new__, Finding)
 
 
 class _Entry(NamedTuple):
@@ -224,6 +230,11 @@ class Detector:
             findings.extend(self.pii.scan_text(text, path=path, free_text=free_text, known=findings))
         return findings
 
+    def is_known_clean(self, text: str) -> bool:
+        """True when ``text`` was scanned before and holds no atom of this detector (a memo hit
+        on a short text; one dict look-up). False means *unknown*, not *dirty*."""
+        return self._memo.get(text) == []
+
     def scan_leaf(self, text: str, path: str, free_text: bool) -> list[Finding]:
         """:meth:`scan_text` with positional arguments: the guard's per-leaf call. A memo hit (a
         key or a short value seen before: most leaves of a call) costs one dict look-up."""
@@ -304,7 +315,7 @@ class Detector:
             if idx == last_atom and start < last_end:
                 continue
             atom = atoms[idx]
-            out.append(Finding(atom.id, atom.type, path, method, start, end, score, free_text,
-                               atom.severity))
+            out.append(_new_finding((atom.id, atom.type, path, method, start, end, score, free_text,
+                                     atom.severity, None)))
             last_atom, last_end = idx, end
         return out

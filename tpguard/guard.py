@@ -38,6 +38,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
+from functools import partial
+from itertools import chain, filterfalse
+from operator import attrgetter
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
@@ -80,6 +83,11 @@ MODES: tuple[str, ...] = ("audit", "enforce", "redact")
 
 _log = logging.getLogger("tpguard")
 _ids = itertools.count(1)
+_new_finding = partial(tuple.__new__, Finding)  # a Finding from a 10-tuple, without Python code
+_AUTHORIZED = attrgetter("authorized")
+_FREE_TEXT = attrgetter("free_text")
+_ATOM_TYPE = attrgetter("atom_type")
+_PATH = attrgetter("path")
 _SESSIONS: ContextVar[Mapping[int, Session]] = ContextVar(
     "tpguard_sessions", default=MappingProxyType({})
 )
@@ -237,8 +245,8 @@ def _scope_summary(found: Iterable[ScopeFinding]) -> str:
 
 def _describe(findings: Iterable[Finding]) -> tuple[str, str]:
     fs = list(findings)
-    types = ", ".join(sorted({f.atom_type for f in fs}))
-    paths = sorted({f.path for f in fs})
+    types = ", ".join(sorted(set(map(_ATOM_TYPE, fs))))
+    paths = sorted(set(map(_PATH, fs)))
     fields = ", ".join(paths[:_MESSAGE_FIELDS])
     if len(paths) > _MESSAGE_FIELDS:
         fields += f" and {len(paths) - _MESSAGE_FIELDS} more"
@@ -390,7 +398,7 @@ class Guard:
 
     def _check(self, spec: ToolSpec, arguments: Any, mode: Mode) -> tuple[Decision, CallView]:
         sess = self._session()
-        table = walk(arguments, spec.free_text, self.limits)
+        table = walk(arguments, spec.free_text, self.limits, sess.known_clean())
         problem = table.problem
         error = problem.code if problem is not None else None
         if problem is not None:
@@ -407,16 +415,18 @@ class Guard:
             decision = Decision(spec.name, mode, "allow", arguments=arguments, error=error, session_id=sess.id)
             return decision, CallView(table, per_leaf, None)
         paths = self._key_paths(sess, table, per_leaf)
+        allowed = sess.authorizer(spec)
         for i, found in per_leaf.items():
             path = paths[i] if paths is not None else table.leaves[i].path
-            per_leaf[i] = [self._authorized(sess, spec, f, path) for f in found]
+            # the finding at its display path with ``authorized`` filled in (built in C)
+            per_leaf[i] = [_new_finding((f[0], f[1], path, *f[3:9], allowed(f, path))) for f in found]
         call = CallView(table, per_leaf, paths)
-        found_all = tuple(f for fs in per_leaf.values() for f in fs)
-        forbidden = tuple(f for f in found_all if not f.authorized)
+        found_all = tuple(chain.from_iterable(per_leaf.values()))
+        forbidden = tuple(filterfalse(_AUTHORIZED, found_all))
         if not forbidden or mode == "audit":
             return Decision(spec.name, mode, "allow", found_all, forbidden, arguments, error=error,
                             session_id=sess.id), call
-        if mode == "enforce" or any(not f.free_text for f in forbidden):
+        if mode == "enforce" or not all(map(_FREE_TEXT, forbidden)):
             return Decision(spec.name, mode, "block", found_all, forbidden, arguments,
                             message=self._block_message(spec, forbidden), session_id=sess.id), call
         try:
@@ -643,16 +653,6 @@ class Guard:
             sess.taint(atom_type, value, key, spec.name, call_id)
 
     @staticmethod
-    def _authorized(sess: Session, spec: ToolSpec, f: Finding, path: str) -> Finding:
-        if f.method == "pii":  # unregistered PII: only type rules forbid it
-            acc = sess.access_of_type(PrivateAtom(id=f.atom_id, type=f.atom_type, value="-"), spec)
-            ok = acc.level == "default" or acc.permits(path, f.method)
-        else:
-            ok = sess.access(f.atom_id, spec).permits(path, f.method)
-        return Finding(f.atom_id, f.atom_type, path, f.method, f.start, f.end, f.score, f.free_text,
-                       f.severity, ok)
-
-    @staticmethod
     def _key_paths(sess: Session, table: LeafTable, per_leaf: Mapping[int, list[Finding]]) -> list[str] | None:
         """Display paths when a dict key holds an atom: the key becomes its placeholder."""
         keys = [i for i in per_leaf if table.leaves[i].is_key]
@@ -683,6 +683,7 @@ class Guard:
         if that does not converge. O(rewritten leaves' text + copied containers)."""
         op = PlaceholderOperator(sess.placeholder)
         table = call.table
+        allowed = sess.authorizer(spec)
         todo = {i: [f for f in fs if not f.authorized] for i, fs in call.per_leaf.items()}
         texts = {i: table.leaves[i].text for i, fs in todo.items() if fs}
         for _ in range(_REDACT_ROUNDS):
@@ -693,8 +694,7 @@ class Guard:
             for i, text in texts.items():
                 leaf = table.leaves[i]
                 path = call.path(i)
-                left = [f for f in scan(text, leaf.path, leaf.free_text)
-                        if not self._authorized(sess, spec, f, path).authorized]
+                left = [f for f in scan(text, leaf.path, leaf.free_text) if not allowed(f, path)]
                 if left:
                     todo[i] = left
             if not todo:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, cast
 from opentelemetry.trace import NoOpTracerProvider
 
 from tpguard import Guard
+from tpguard.guard import Mode
 
 from ._measure import Figure, measure
 from ._workload import SPEC, Sizes, count_label, create_ticket, policy, typical_arguments
@@ -73,6 +74,8 @@ def _bare_tool() -> Any:
 
 
 def _intercept_sdk(bench: Bench, args: dict[str, str]) -> None:
+    """intercept_sdk (redact: the target figure, as measured since issue 9) and
+    intercept_sdk_enforce (informational: the same call withheld)."""
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -80,14 +83,16 @@ def _intercept_sdk(bench: Bench, args: dict[str, str]) -> None:
     provider = TracerProvider()
     exporter = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    guard = Guard(policy(10), mode="redact", tracer_provider=provider)
+    modes: tuple[tuple[Mode, str], ...] = (("redact", "intercept_sdk"), ("enforce", "intercept_sdk_enforce"))
+    for mode, name in modes:
+        guard = Guard(policy(10), mode=mode, tracer_provider=provider)
 
-    def call() -> None:  # the decision applied: the tool runs with the arguments the guard passes
-        with guard.intercept(SPEC, args) as ic:
-            if not ic.decision.blocked:
-                create_ticket(**ic.arguments)
+        def call(guard: Guard = guard) -> None:  # the tool runs with the arguments the guard passes
+            with guard.intercept(SPEC, args) as ic:
+                if not ic.decision.blocked:
+                    create_ticket(**ic.arguments)
 
-    bench.time("intercept_sdk", call, setup=exporter.clear)
+        bench.time(name, call, setup=exporter.clear)
     provider.shutdown()
 
 
@@ -105,8 +110,8 @@ def _baselines(bench: Bench, args: dict[str, str]) -> None:
 
 
 def call_figures(bench: Bench) -> None:
-    """bare_langchain, check_{audit,enforce,redact}, intercept_sdk, guarded_langchain,
-    langchain_pii, presidio — all on the typical call, the guard holding 10 atoms."""
+    """bare_langchain, check_{audit,enforce,redact}, intercept_sdk(_enforce), guarded_langchain (enforce),
+    guarded_langchain_redact, langchain_pii, presidio — all on the typical call, the guard holding 10 atoms."""
     from tpguard.adapters.langchain import guard_tool
 
     args = typical_arguments()
@@ -116,10 +121,17 @@ def call_figures(bench: Bench) -> None:
     for mode in ("audit", "enforce", "redact"):
         bench.time(f"check_{mode}", partial(guard.check, SPEC, args, mode=mode))
     _intercept_sdk(bench, args)
-    # Spans to a no-op provider: what a deployment without an OTel SDK runs.
-    guarded = guard_tool(_bare_tool(), purpose=SPEC.purpose, sink=SPEC.sink, free_text=SPEC.free_text,
-                         guard=Guard(policy(10), mode="redact", tracer_provider=NoOpTracerProvider()))
-    bench.time("guarded_langchain", lambda: guarded.invoke(args))
+    # Spans to a no-op provider: what a deployment without an OTel SDK runs. The target figure is
+    # the default deployment, ``enforce`` (the typical call is withheld: LangChain hands the model
+    # the guard's message); ``redact`` (rewrite, re-scan, then the tool runs) is its own figure,
+    # shown beside it without a target.
+    modes: tuple[tuple[Mode, str], ...] = (("enforce", "guarded_langchain"),
+                                           ("redact", "guarded_langchain_redact"))
+    for mode, name in modes:
+        guarded = guard_tool(_bare_tool(), purpose=SPEC.purpose, sink=SPEC.sink,
+                             free_text=SPEC.free_text,
+                             guard=Guard(policy(10), mode=mode, tracer_provider=NoOpTracerProvider()))
+        bench.time(name, partial(guarded.invoke, args))
     # The baseline again, after the guarded figures, and the lower median kept: a burst of load
     # on a shared machine during one measurement of the baseline must not flatter the guard.
     first = bench.figures["bare_langchain"]

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from . import PerfRun
     from ._measure import Figure
 
-__all__ = ["RATIOS", "Ratio", "RatioSpec", "format_ns", "ratios", "render", "to_json"]
+__all__ = ["INFO_RATIOS", "RATIOS", "Ratio", "RatioSpec", "format_ns", "info_ratios", "ratios", "render",
+           "to_json"]
 
 Bound = Literal["exact", "at_least", "at_most", "unknown"]
 
@@ -60,6 +61,16 @@ RATIOS: tuple[RatioSpec, ...] = (
 )
 
 
+#: Ratios shown beside the targets, without one (``--check`` ignores them): ``(key, numerator,
+#: denominator)``. The guarded LangChain call's target is measured in ``enforce`` (the default
+#: deployment); its ``redact`` cost is reported here so nothing is hidden. ``intercept`` with
+#: SDK spans keeps its target in ``redact``; its ``enforce`` cost is shown beside it.
+INFO_RATIOS: tuple[tuple[str, str, str], ...] = (
+    ("guarded_langchain_redact/bare_langchain", "guarded_langchain_redact", "bare_langchain"),
+    ("intercept_sdk_enforce/bare_langchain", "intercept_sdk_enforce", "bare_langchain"),
+)
+
+
 @dataclass(frozen=True)
 class Ratio:
     key: str
@@ -94,6 +105,18 @@ def ratios(run: PerfRun) -> list[Ratio]:
     return [_ratio(spec, run.sizes, run.figures) for spec in RATIOS]
 
 
+def info_ratios(run: PerfRun) -> dict[str, dict[str, Any]]:
+    """The informational ratios (no target): ``{key: {value, numerator, denominator}}``."""
+    out: dict[str, dict[str, Any]] = {}
+    for key, num_name, den_name in INFO_RATIOS:
+        num, den = run.figures.get(num_name), run.figures.get(den_name)
+        value = None
+        if num is not None and den is not None and num.median_ns is not None and den.median_ns:
+            value = num.median_ns / den.median_ns
+        out[key] = {"value": value, "numerator": num_name, "denominator": den_name}
+    return out
+
+
 def _us(ns: float | None) -> float | None:
     return None if ns is None else round(ns / 1000, 3)
 
@@ -110,7 +133,8 @@ def to_json(run: PerfRun) -> dict[str, Any]:
         d = asdict(r)
         out[d.pop("key")] = d
     return {"machine": run.machine, "quick": run.sizes.name != "full", "sizes": run.sizes.name,
-            "cap_s": run.sizes.cap_s, "figures": figures, "memory": run.memory, "ratios": out}
+            "cap_s": run.sizes.cap_s, "figures": figures, "memory": run.memory, "ratios": out,
+            "info_ratios": info_ratios(run)}
 
 
 def format_ns(ns: float) -> str:
@@ -159,6 +183,10 @@ def render(run: PerfRun, console: Console) -> None:
         verdict = "[green]pass[/]" if r.ok else "[red]FAIL[/]"
         used = r.numerator if r.denominator is None else f"{r.numerator} / {r.denominator}"
         table.add_row(f"{r.key}\n[dim]{used}[/]", _ratio_cell(r), target, verdict)
+    for key, info in info_ratios(run).items():
+        value = "n/a" if info["value"] is None else f"{info['value']:.3g} ×"
+        table.add_row(f"{key}\n[dim]{info['numerator']} / {info['denominator']}[/]", value, "—",
+                      "[dim]info[/]")
     console.print(table)
     m = run.machine
     console.print(f"{m['cpus_usable'] or m['cpu_count']} CPUs, Python {m['python']}, load "

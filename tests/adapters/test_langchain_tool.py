@@ -17,6 +17,7 @@ import pytest
 
 pytest.importorskip("langchain.agents")  # the langchain extra
 from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, InjectedToolCallId, StructuredTool, ToolException, tool
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.prebuilt import InjectedState, ToolNode, ToolRuntime
@@ -255,3 +256,33 @@ def test_renaming_and_rewrapping(tpguard_spans: SpanCapture) -> None:
     decisions = [s.attributes["tpguard.mode"] + ":" + s.attributes["tpguard.decision"]
                  for s in tpguard_spans.tool_spans("team_handoff")]
     assert sorted(decisions) == ["audit:allow", "enforce:allow", "enforce:block"]
+
+
+class ConfigTool(BaseTool):
+    """A custom tool whose ``_run`` asks LangChain for the run's config (a string annotation
+    here: this module uses ``from __future__ import annotations``)."""
+
+    name: str = "configured"
+    description: str = "Reads its run config."
+    seen: list[Any] = Field(default_factory=list)
+
+    def _run(self, query: str, config: RunnableConfig) -> str:
+        self.seen.append(config.get("metadata", {}).get("ticket"))
+        return f"ok {query}"
+
+
+def test_runnable_config_still_delivered_and_annotations_evaluated_once(
+    tpguard_spans: SpanCapture,
+) -> None:
+    original = ConfigTool()
+    assert isinstance(ConfigTool._run.__annotations__["config"], str)  # what LangChain would compile
+    guarded = guard_tool(original, purpose="look up", sink="external", free_text=["query"],
+                         guard=guard(tpguard_spans))
+    # LangChain finds the RunnableConfig parameter through get_type_hints on every call; the
+    # wrapper carries the evaluated annotations, so nothing is compiled per call.
+    hints = type(guarded)._run.__annotations__
+    assert hints["config"] is RunnableConfig and not any(isinstance(v, str) for v in hints.values())
+    assert guarded.invoke({"query": "case 7"}, config={"metadata": {"ticket": "T-1"}}) == "ok case 7"
+    assert original.seen == ["T-1"]
+    assert "withheld" in guarded.invoke({"query": f"call {PHONE}"})  # still guarded
+    assert original.seen == ["T-1"]

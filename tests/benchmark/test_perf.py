@@ -33,12 +33,17 @@ def test_json_has_every_ratio_with_a_value_and_a_target(tiny_run: dict) -> None:
         assert r["numerator"] in tiny_run["figures"], key
         assert r["denominator"] is None or r["denominator"] in tiny_run["figures"], key
     assert tiny_run["ratios"]["session_entry_100k_atoms"]["unit"] == "ms"
+    # the guarded call's redact cost is reported beside the enforce target, never hidden
+    info = tiny_run["info_ratios"]["guarded_langchain_redact/bare_langchain"]
+    assert info["value"] > 0 and info["numerator"] == "guarded_langchain_redact"
+    assert tiny_run["info_ratios"]["intercept_sdk_enforce/bare_langchain"]["value"] > 0
 
 
 def test_figures_are_positive_and_cover_every_measurement(tiny_run: dict) -> None:
     figures = tiny_run["figures"]
     expected = {"bare_langchain", "check_audit", "check_enforce", "check_redact", "intercept_sdk",
-                "guarded_langchain", "langchain_pii", "presidio", "atoms_10", "atoms_200",
+                "intercept_sdk_enforce",
+                "guarded_langchain", "guarded_langchain_redact", "langchain_pii", "presidio", "atoms_10", "atoms_200",
                 "single_1kb", "single_4kb", "multiline_1kb", "multiline_4kb", "redact_100_leaves",
                 "redact_400_leaves", "session_entry_200_atoms", "register_50_at_once",
                 "register_50_one_by_one"}

@@ -162,3 +162,18 @@ def test_pii_findings_offline() -> None:
     assert by_method["exact"].atom_id == "phone"
     assert by_method["pii"].atom_id == "pii:EMAIL_ADDRESS" and by_method["pii"].atom_type == "email_address"
     assert len(found) == 2  # the registered phone is not reported twice
+
+
+def test_many_addresses_on_one_street_only_the_number_written_is_found() -> None:
+    # 30 atoms share the words "David Wells"; the fuzzy index drops those whose number is not
+    # around the place before aligning anything — the one written (exact or typo'd) is found.
+    streets = [PrivateAtom(id=f"a{n}", type="street_address", value=f"{n} David Wells")
+               for n in range(3950, 3980)]
+    det = Detector(streets)
+    exact = [(f.atom_id, f.method) for f in det.scan_text("ship it to 3968 David Wells, thanks")]
+    assert exact == [("a3968", "exact")]
+    typo = [(f.atom_id, f.method) for f in det.scan_text("ship it to 3968 Davd Wells, thanks")]
+    assert typo == [("a3968", "fuzzy")]
+    both = det.scan_text("3968 David Wells, or was it 3971 Davud Wells?")
+    assert [(f.atom_id, f.method) for f in both] == [("a3968", "exact"), ("a3971", "fuzzy")]
+    assert not det.scan_text("ship it to 4000 Davd Wells")  # no atom has that number

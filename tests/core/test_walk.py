@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 from typer.testing import CliRunner
 
-from tpguard import Guard, PolicyKB
+from tpguard import Guard, PolicyKB, PrivateAtom
 from tpguard._walk import iter_leaves, replace_at, walk
 from tpguard.cli import app
 from tpguard.testing import SpanCapture
@@ -122,3 +122,36 @@ def test_redact_of_ten_thousand_leaves_is_linear(policy: PolicyKB) -> None:
     assert d.redacted and sum(f.atom_id == "name" for f in d.forbidden) == 10_000
     assert "and 9990 more" in (d.message or "")  # messages stay short
     assert d.arguments["items"][9_999]["summary"] == "item 9999 for [PERSON_NAME_1]"
+
+
+def test_keys_known_clean_are_left_out_of_the_table_but_not_out_of_the_call(
+    policy: PolicyKB, tpguard_spans: SpanCapture,
+) -> None:
+    # A key the base layer already scanned clean is not a leaf again (it would only be scanned
+    # again); the call is rebuilt, rendered and decided exactly as on the first, full walk.
+    g = Guard(policy, mode="redact", tracer_provider=tpguard_spans.provider)
+    args = {"summary": f"call {PHONE} today", "priority": 2, "urgent": True}
+    first = g.check("team_handoff", args)
+    clean = g.current_session.known_clean()
+    assert clean is not None and clean("summary") and clean("priority") and not clean("never seen")
+    table = walk(args, ("summary",), clean=clean)
+    assert [leaf.text for leaf in table.leaves] == [f"call {PHONE} today", "2"]  # values only
+    assert table.rebuild({0: "call [PHONE_1] today"}) == {**args, "summary": "call [PHONE_1] today"}
+    assert json.loads(json.dumps(table.jsonable({}))) == {**args, "priority": 2}
+    for _ in range(2):
+        with g.intercept("team_handoff", args) as call:
+            pass
+        assert call.decision.to_dict() == first.to_dict()
+        assert call.decision.arguments == {**args, "summary": "call [PHONE_1] today"}
+    a, b = (s.attributes or {} for s in tpguard_spans.tool_spans())
+    assert a["tpguard.arguments"] == b["tpguard.arguments"] and '"summary"' in a["tpguard.arguments"]
+
+
+def test_a_key_clean_for_the_policy_is_still_scanned_for_session_atoms(policy: PolicyKB) -> None:
+    g = Guard(policy, mode="enforce")
+    assert g.check("team_handoff", {"Ana Reyes": "x"}).allowed  # the key is now known clean …
+    assert g.current_session.known_clean() is not None
+    with g.session(atoms=[PrivateAtom(id="guest", type="person_name", value="Ana Reyes")]) as s:
+        assert s.known_clean() is None  # … for the policy only: an overlay scans every key
+        d = g.check("team_handoff", {"Ana Reyes": "x"})
+    assert d.blocked and d.forbidden[0].path == "[PERSON_NAME_1]"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
@@ -129,6 +130,14 @@ def record_decision(
         span.set_status(Status(StatusCode.ERROR, "blocked by tpguard"))
 
 
+def _sorted(field: Callable[[Any], str], findings: Sequence[Any]) -> list[str]:
+    """Sorted unique values of one field (C-level ``map``/``set``: no Python code per finding)."""
+    return sorted(set(map(field, findings)))
+
+
+_ID, _TYPE, _PATH, _METHOD = (attrgetter(a) for a in ("atom_id", "atom_type", "path", "method"))
+
+
 def _summary(decision: Decision) -> dict[str, Any]:
     findings, forbidden = decision.findings, decision.forbidden
     attrs: dict[str, Any] = {
@@ -136,15 +145,15 @@ def _summary(decision: Decision) -> dict[str, Any]:
         A.TPGUARD_DECISION: decision.action,
         A.TPGUARD_FINDING_COUNT: len(findings),
         A.TPGUARD_FORBIDDEN_COUNT: len(forbidden),
-        A.TPGUARD_FORBIDDEN_ATOM_IDS: sorted({f.atom_id for f in forbidden}),
-        A.TPGUARD_FORBIDDEN_ATOM_TYPES: sorted({f.atom_type for f in forbidden}),
-        A.TPGUARD_FORBIDDEN_FIELDS: sorted({f.path for f in forbidden}),
+        A.TPGUARD_FORBIDDEN_ATOM_IDS: _sorted(_ID, forbidden),
+        A.TPGUARD_FORBIDDEN_ATOM_TYPES: _sorted(_TYPE, forbidden),
+        A.TPGUARD_FORBIDDEN_FIELDS: _sorted(_PATH, forbidden),
     }
     if findings:
-        attrs[A.TPGUARD_FINDINGS_ATOM_IDS] = sorted({f.atom_id for f in findings})
-        attrs[A.TPGUARD_FINDINGS_TYPES] = sorted({f.atom_type for f in findings})
-        attrs[A.TPGUARD_FINDINGS_METHODS] = sorted({f.method for f in findings})
-        attrs[A.TPGUARD_FINDINGS_FIELDS] = sorted({f.path for f in findings})
+        attrs[A.TPGUARD_FINDINGS_ATOM_IDS] = _sorted(_ID, findings)
+        attrs[A.TPGUARD_FINDINGS_TYPES] = _sorted(_TYPE, findings)
+        attrs[A.TPGUARD_FINDINGS_METHODS] = _sorted(_METHOD, findings)
+        attrs[A.TPGUARD_FINDINGS_FIELDS] = _sorted(_PATH, findings)
     if decision.scope:
         attrs[A.TPGUARD_SCOPE_DIMENSIONS] = sorted({f.dimension for f in decision.scope})
         attrs[A.TPGUARD_SCOPE_ARGUMENTS] = sorted({f.path for f in decision.scope})
