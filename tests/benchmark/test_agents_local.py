@@ -89,6 +89,20 @@ def test_a_local_agent_completes_a_case(framework: str) -> None:
         assert gw.env.s_task == 1.0
 
 
+def test_a_local_code_agent_runs_code_the_model_wrote() -> None:
+    case = suite_cases()[23]
+    first = case.ground_truth[0]
+    code = (f"Thought: first step.\n<code>\nr = {first.tool}(**{dict(first.arguments)!r})\n"
+            "print(r)\n</code>")
+    name = _serve([code, f'Thought: stop here.\n<code>\nfinal_answer("{DONE}")\n</code>'])
+    agent = make_agent(f"smolagents:local:{name}", code_agent=True, guard_path="gateway")
+    with AuditLog(":memory:") as audit:
+        result = agent.run(case, _gateway(case, audit))
+        calls = audit.trajectory("fw", case.id).calls
+    assert result.error is None and result.final_answer == DONE
+    assert [(c.tool, c.arguments) for c in calls] == [(first.tool, dict(first.arguments))]
+
+
 def test_the_langchain_harness_stops_a_model_that_repeats_itself() -> None:
     case = suite_cases()[23]
     first = case.ground_truth[0]
