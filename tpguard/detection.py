@@ -111,7 +111,7 @@ class Finding(NamedTuple):
 
 #: a :class:`Finding` from its 10 fields as one tuple, built in C (the named tuple's own
 #: ``__new__`` is Python code, and a call builds a few findings per text)
-_new_finding = partial(tuple.__new__, Finding)
+new_finding = partial(tuple.__new__, Finding)
 
 
 class _Entry(NamedTuple):
@@ -315,7 +315,7 @@ class Detector:
             if idx == last_atom and start < last_end:
                 continue
             atom = atoms[idx]
-            out.append(_new_finding((atom.id, atom.type, path, method, start, end, score, free_text,
+            out.append(new_finding((atom.id, atom.type, path, method, start, end, score, free_text,
                                      atom.severity, None)))
             last_atom, last_end = idx, end
         return out

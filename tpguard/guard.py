@@ -38,7 +38,6 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
-from functools import partial
 from itertools import chain, filterfalse
 from operator import attrgetter
 from pathlib import Path
@@ -57,7 +56,7 @@ from ._narrow import narrow
 from ._result import ResultView, inspect_result
 from ._session import BaseLayer, Session
 from ._walk import walk
-from .detection import Detector, Finding
+from .detection import Detector, Finding, new_finding
 from .errors import GuardViolation
 from .exposure import Disclosure, Recipient
 from .pii import PiiDetector
@@ -83,7 +82,6 @@ MODES: tuple[str, ...] = ("audit", "enforce", "redact")
 
 _log = logging.getLogger("tpguard")
 _ids = itertools.count(1)
-_new_finding = partial(tuple.__new__, Finding)  # a Finding from a 10-tuple, without Python code
 _AUTHORIZED = attrgetter("authorized")
 _FREE_TEXT = attrgetter("free_text")
 _ATOM_TYPE = attrgetter("atom_type")
@@ -419,7 +417,7 @@ class Guard:
         for i, found in per_leaf.items():
             path = paths[i] if paths is not None else table.leaves[i].path
             # the finding at its display path with ``authorized`` filled in (built in C)
-            per_leaf[i] = [_new_finding((f[0], f[1], path, *f[3:9], allowed(f, path))) for f in found]
+            per_leaf[i] = [new_finding((f[0], f[1], path, *f[3:9], allowed(f, path))) for f in found]
         call = CallView(table, per_leaf, paths)
         found_all = tuple(chain.from_iterable(per_leaf.values()))
         forbidden = tuple(filterfalse(_AUTHORIZED, found_all))

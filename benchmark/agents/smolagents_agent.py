@@ -175,10 +175,10 @@ class SmolagentsAgent:
             with scope:
                 answer = agent.run(case.task)
         except Exception as e:  # a model or framework failure ends this case, not the benchmark
-            result.error = REPEATED if watch.tripped else error_type(e)
             if not watch.tripped:
+                result.error = error_type(e)
                 return result
-            answer = None
+            result.error, answer = REPEATED, None  # interrupted by the repeat watch: scored
         steps = [s for s in agent.memory.steps if isinstance(s, ActionStep)]
         result.model_calls = len(steps)
         failed = [s for s in steps if s.error is not None]

@@ -103,29 +103,22 @@ def test_a_local_code_agent_runs_code_the_model_wrote() -> None:
     assert [(c.tool, c.arguments) for c in calls] == [(first.tool, dict(first.arguments))]
 
 
-def test_the_langchain_harness_stops_a_model_that_repeats_itself() -> None:
-    case = suite_cases()[23]
-    first = case.ground_truth[0]
-    name = _serve([_tag(first.tool, dict(first.arguments))] * 5)
-    agent = make_agent(f"langchain:local:{name}", guard_path="gateway")
-    with AuditLog(":memory:") as audit:
-        result = agent.run(case, _gateway(case, audit))
-        calls = audit.trajectory("fw", case.id).calls
-    assert result.error == REPEATED
-    assert result.model_calls == 3  # the third identical turn ends the run before it executes
-    assert len(calls) == 2
-
-
-def test_the_smolagents_harness_stops_a_model_that_repeats_itself() -> None:
+@pytest.mark.parametrize(("framework", "executed"), [
+    ("langchain", 2),   # the third identical turn ends the run before its call executes
+    ("smolagents", 3),  # smolagents executes a step's calls before its callback runs
+])
+def test_the_harness_stops_a_model_that_repeats_itself(framework: str, executed: int) -> None:
     case = suite_cases()[23]
     first = case.ground_truth[0]
     name = _serve([_tag(first.tool, dict(first.arguments))] * 6)
-    agent = make_agent(f"smolagents:local:{name}", guard_path="gateway")
+    agent = make_agent(f"{framework}:local:{name}", guard_path="gateway")
     with AuditLog(":memory:") as audit:
         result = agent.run(case, _gateway(case, audit))
         calls = audit.trajectory("fw", case.id).calls
     assert result.error == REPEATED
-    assert len(calls) == 3  # smolagents executes a step's calls before its callback runs
+    assert result.model_calls == 3
+    assert len(calls) == executed
+    assert [(c.tool, c.arguments) for c in calls] == [(first.tool, dict(first.arguments))] * executed
 
 
 def test_repeat_watch_counts_only_identical_consecutive_turns() -> None:
