@@ -69,7 +69,7 @@ def serve_model(
                                       help="Loopback port (0: any free port).")] = 8080,
     ctx: Annotated[int, typer.Option("--ctx", min=512, help="Context window in tokens.")] = 8192,
     threads: Annotated[int | None, typer.Option("--threads", min=1,
-                                                help="CPU threads (default: llama.cpp's).")] = None,
+                                                help="CPU threads for generation (default: every usable CPU).")] = None,
     cache: CacheDir = None,
 ) -> None:
     """Serve a local model on an OpenAI-compatible endpoint on 127.0.0.1 until Ctrl-C."""

@@ -76,6 +76,14 @@ def _property_order(schema: Any, out: list[str] | None = None) -> list[str]:
     return out
 
 
+def usable_cpus() -> int:
+    """CPUs this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # no affinity call on this OS (macOS, Windows)
+        return os.cpu_count() or 1
+
+
 class LlamaBackend:
     """A GGUF model in-process through ``llama_cpp.Llama`` (loaded once; calls take turns)."""
 
@@ -89,8 +97,11 @@ class LlamaBackend:
                               "'tpguard[local]' (it compiles llama.cpp; see docs/real-models.md)"
                               ) from e
         self._llama_cpp = llama_cpp
-        self._llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
-                                    seed=seed, verbose=False)
+        # llama-cpp-python generates on half the CPU count by default (physical cores behind
+        # hyper-threads); on the 2-vCPU machines measured here that is one thread, and two
+        # generate 1.6× faster (15.8 → 25.8 tokens/s, Qwen2.5-Coder-1.5B Q4_K_M)
+        self._llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx,
+                                    n_threads=n_threads or usable_cpus(), seed=seed, verbose=False)
         self.name = name or Path(path).stem
         meta = self._llm.metadata
         self.chat_template = meta.get("tokenizer.chat_template", "")
