@@ -1,5 +1,6 @@
-"""``tpguard bench report DIR`` (rebuild a run's reports) and ``tpguard bench compare DIR1 DIR2``
-(the change of every summary key between two runs). ``register(bench_app)`` adds both."""
+"""``tpguard bench report DIR`` (rebuild a run's reports), ``tpguard bench compare DIR1 DIR2``
+(the change of every summary key between two runs) and ``tpguard bench share DIR OUT`` (a
+value-free, resumable copy of a run). ``register(bench_app)`` adds them."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from rich.console import Console
 
 from ._common import out_console
 
-__all__ = ["compare", "register", "report"]
+__all__ = ["compare", "register", "report", "share"]
 
 RunDir = Annotated[Path, typer.Argument(help="A benchmark run directory (holds records.jsonl).")]
 
@@ -79,7 +80,32 @@ def compare(
         out.print(f"[dim]{note}[/]", highlight=False)
 
 
+def share(
+    run_dir: RunDir,
+    out_dir: Annotated[Path, typer.Argument(help="Where the share goes (created; an earlier "
+                                                 "share there is replaced).")],
+) -> None:
+    """Write a value-free copy of a run — records.jsonl without arguments, results or answers,
+    run.json, summary.json, report.md — checked for every written form of every atom of its
+    cases; exit 1 (nothing written) if one is found. Copied into a working directory, the share
+    resumes with `bench run --out`. Prints the paths written."""
+    from ..report import RunDirError, ShareRefused, share_run
+
+    out, err = out_console(), Console(stderr=True)
+    try:
+        paths = share_run(run_dir, out_dir)
+    except ShareRefused as e:
+        err.print(f"[red]refused:[/] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    except RunDirError as e:
+        err.print(f"[red]error:[/] {e}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
+    for name in sorted(paths):
+        out.print(str(paths[name]), highlight=False, soft_wrap=True)
+
+
 def register(bench_app: typer.Typer) -> None:
-    """Add ``report`` and ``compare`` to the ``tpguard bench`` app."""
+    """Add ``report``, ``compare`` and ``share`` to the ``tpguard bench`` app."""
     bench_app.command("report")(report)
     bench_app.command("compare")(compare)
+    bench_app.command("share")(share)

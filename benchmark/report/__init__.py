@@ -5,6 +5,7 @@ two runs. See ``docs/reports.md``.
 
     paths = build_reports(Path("runs/quick"))      # {"report.md": …, "report.html": …, …}
     diff = compare_runs("runs/a", "runs/b")         # {"rows": [{…, "delta": {"FOR": …}}], …}
+    share_run("runs/quick", "docs/results/quick")   # value-free, checked, resumable copy
 """
 
 from __future__ import annotations
@@ -21,18 +22,22 @@ from ._figures import write_figures
 from ._html import render_html
 from ._load import RunData, RunDirError, load_cases, load_run
 from ._markdown import render_markdown
+from ._share import SHARED_FILES, ShareRefused, share_run
 from ._tables import Table, write_csv
 
 __all__ = [
     "KEY_GROUPS",
+    "SHARED_FILES",
     "ReportTables",
     "RunData",
     "RunDirError",
+    "ShareRefused",
     "Table",
     "build_reports",
     "compare_runs",
     "comparison_table",
     "load_run",
+    "share_run",
 ]
 
 

@@ -20,7 +20,7 @@ from ..metrics.acquisition import AcqScore
 from ..metrics.exposure import ExpScore
 from ..runner import record_error, summarize_records, summary_options
 
-__all__ = ["RunData", "RunDirError", "load_cases", "load_run", "record_key"]
+__all__ = ["RunData", "RunDirError", "load_cases", "load_run", "read_records", "record_key", "suite_names"]
 
 
 class RunDirError(ValueError):
@@ -83,7 +83,7 @@ def _value_free(rec: dict[str, Any]) -> dict[str, Any]:
     return rec
 
 
-def _read_records(path: Path, notes: list[str]) -> list[dict[str, Any]]:
+def read_records(path: Path, notes: list[str]) -> list[dict[str, Any]]:
     """Records in file order; a later record for the same key replaces an earlier one (a resumed
     run), and a line that does not parse (an interrupted write) is skipped and noted."""
     by_key: dict[tuple[str, str, str, str], dict[str, Any]] = {}
@@ -127,7 +127,7 @@ def load_run(run_dir: str | Path, *, write_summary: bool = True) -> RunData:
     run = _read_json(run_dir / "run.json") if (run_dir / "run.json").is_file() else {}
     if not run:
         notes.append("run.json is missing: run configuration and detector settings are unknown.")
-    all_records = _read_records(records_path, notes)
+    all_records = read_records(records_path, notes)
     # Errored case-runs are reported as errors (summary rows' ``errors``), never scored.
     records = [r for r in all_records if record_error(r) is None
                and isinstance(r.get("score"), dict) and not AcqScore.is_acquisition(r["score"])
@@ -160,7 +160,7 @@ def load_run(run_dir: str | Path, *, write_summary: bool = True) -> RunData:
     return RunData(run_dir, run, records, scores, view, notes, errored, rebuilt, acq)
 
 
-def _suite_names(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> list[str]:
+def suite_names(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> list[str]:
     names = {str(r.get("suite", "")) for r in records}
     cfg = run.get("config", {}) if isinstance(run.get("config"), dict) else {}
     suite = cfg.get("suite")
@@ -183,7 +183,7 @@ def load_cases(data: RunData) -> tuple[dict[tuple[str, str], Case], list[str]]:
     out: dict[tuple[str, str], Case] = {}
     notes: list[str] = []
     wanted = {(str(r.get("suite", "")), str(r.get("case_id", ""))) for r in data.records}
-    for name in _suite_names(data.run, data.records):
+    for name in suite_names(data.run, data.records):
         if name in ("acquisition", "exposure"):  # own case types; their sections need no cases
             continue
         try:

@@ -1,0 +1,98 @@
+"""``tpguard bench share``: a value-free copy of a run that reports the same numbers, is checked
+for every atom value before it is kept, and resumes as a run directory."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tpguard.benchmark.cases.need_to_know import generate
+from tpguard.benchmark.report import SHARED_FILES
+from tpguard.cli import app
+
+runner = CliRunner()
+RUN = ("--agent", "leaky", "--guard", "off,enforce", "--limit", "2")
+
+
+def _bench(*args: str):  # type: ignore[no-untyped-def]
+    return runner.invoke(app, ["bench", *args])
+
+
+def _values() -> dict[str, str]:
+    """Every atom value of the first two need-to-know cases (seed 0), by ``case/atom``."""
+    return {f"{c.id}/{a.id}": a.value for c in generate(seed=0).cases[:2] for a in c.atoms}
+
+
+def _rows(run_dir: Path) -> list[dict[str, object]]:
+    rows = json.loads((run_dir / "summary.json").read_text())["rows"]
+    return sorted(rows, key=lambda r: (str(r["agent"]), str(r["guard"])))
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("share") / "run"
+    result = _bench("run", *RUN, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_the_share_holds_no_value_and_the_same_numbers(run_dir: Path, tmp_path: Path) -> None:
+    raw = (run_dir / "records.jsonl").read_text()
+    assert any(v in raw for v in _values().values())  # the run itself does hold values
+    result = _bench("share", str(run_dir), str(tmp_path / "s"))
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == sorted(SHARED_FILES)
+    for name in SHARED_FILES:
+        text = (tmp_path / "s" / name).read_text()
+        assert not [k for k, v in _values().items() if v.casefold() in text.casefold()], name
+    assert _rows(tmp_path / "s") == _rows(run_dir)
+    calls = [c for line in (tmp_path / "s" / "records.jsonl").read_text().splitlines()
+             for c in json.loads(line)["trajectory"]["calls"]]
+    assert calls and all(set(c) == {"step", "tool", "outcome"} for c in calls)
+
+
+def test_a_share_resumes_as_a_run_directory(run_dir: Path, tmp_path: Path) -> None:
+    assert _bench("share", str(run_dir), str(tmp_path / "s")).exit_code == 0
+    work = tmp_path / "work"
+    shutil.copytree(tmp_path / "s", work)
+    again = _bench("run", *RUN, "--out", str(work), "--no-report")
+    assert again.exit_code == 0, again.output
+    assert "0 runs executed, 4 resumed" in again.output
+    # a share of an interrupted run: the case-runs it lacks run, the ones it holds do not
+    records = work / "records.jsonl"
+    records.write_text("".join(records.read_text().splitlines(keepends=True)[:2]))
+    (work / "summary.json").unlink()
+    rest = _bench("run", *RUN, "--out", str(work), "--no-report")
+    assert rest.exit_code == 0, rest.output
+    assert "2 runs executed, 2 resumed" in rest.output
+    assert _rows(work) == _rows(run_dir)
+
+
+def test_a_value_in_the_share_refuses_it_without_printing_the_value(
+        run_dir: Path, tmp_path: Path) -> None:
+    planted = tmp_path / "planted"
+    shutil.copytree(run_dir, planted)
+    key, value = next(iter(_values().items()))
+    lines = (planted / "records.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["domain"] = f"{first['domain']} ({value})"  # a field the share keeps
+    (planted / "records.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    result = _bench("share", str(planted), str(tmp_path / "s"))
+    assert result.exit_code == 1
+    assert key.split("/")[1] in result.output and value not in result.output
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_directory_with_other_files_is_left_alone(run_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "docs"
+    out.mkdir()
+    (out / "notes.md").write_text("mine")
+    result = _bench("share", str(run_dir), str(out))
+    assert result.exit_code == 2 and "holds other files than a share" in result.output
+    assert (out / "notes.md").read_text() == "mine"
+    assert _bench("share", str(run_dir), str(run_dir)).exit_code == 2
+    assert _bench("share", str(tmp_path), str(tmp_path / "x")).exit_code == 2
