@@ -67,6 +67,8 @@ from .telemetry.content import ArgumentRecording, ContentPolicy
 from .telemetry.exit_spans import record_exit, start_exit_span
 from .telemetry.spans import (
     DEFAULT_FINDING_EVENTS,
+    FINDING_EVENTS,
+    FindingEvents,
     record_decision,
     record_error,
     record_result,
@@ -256,8 +258,10 @@ class Guard:
 
     ``policy`` is a :class:`PolicyKB`, a path to a policy file, or ``None`` (tools and atoms
     registered later). Spans go to ``tracer_provider`` (default: the global provider).
-    ``limits`` bounds what one call may hold (:class:`Limits`); ``max_finding_events`` caps the
-    ``tpguard.finding`` events per span (``None``: one per finding, uncapped).
+    ``limits`` bounds what one call may hold (:class:`Limits`). ``finding_events`` says which
+    findings get a ``tpguard.finding`` span event — ``"forbidden"`` (default), ``"all"`` or
+    ``"none"``; every finding is summarized in span attributes whatever it says — and
+    ``max_finding_events`` caps them per span (``None``: uncapped).
     """
 
     def __init__(
@@ -273,15 +277,20 @@ class Guard:
         tracer_provider: TracerProvider | None = None,
         limits: Limits | None = None,
         max_finding_events: int | None = DEFAULT_FINDING_EVENTS,
+        finding_events: FindingEvents = "forbidden",
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)} (got {mode!r})")
+        if finding_events not in FINDING_EVENTS:
+            raise ValueError(f"finding_events must be one of {', '.join(FINDING_EVENTS)} "
+                             f"(got {finding_events!r})")
         if isinstance(policy, str | Path):
             policy = PolicyKB.from_file(policy)
         self.mode: Mode = mode
         self.policy: PolicyKB = policy or PolicyKB()
         self.limits: Limits = limits or DEFAULT_LIMITS
         self.max_finding_events = max_finding_events
+        self.finding_events: FindingEvents = finding_events
         self._id = next(_ids)
         self._fuzzy = fuzzy
         self._pii = pii
@@ -721,7 +730,8 @@ class Guard:
             try:
                 if span.is_recording():  # nothing is rendered for a span nobody records
                     record_decision(span, decision, self._content, call,
-                                    self._session().atom_value, self.max_finding_events)
+                                    self._session().atom_value, self.max_finding_events,
+                                    self.finding_events)
                     if decision.exit is not None:
                         record_exit(span, decision.exit, own_span=False)
             except Exception as e:  # recording must not break the call

@@ -88,9 +88,10 @@ class Gateway:
         self._views = tool_views(case)
         self._specs = {t.name: t for t in case.tools}
         # Audit mode, evaluator's atoms: the recorder only observes what crosses the gateway.
-        # Uncapped finding events: `tpguard audit --spans` rebuilds the metrics from them.
+        # An event for every finding, uncapped: `tpguard audit --spans` rebuilds the metrics
+        # from them.
         self._recorder = Guard(case.policy, mode="audit", tracer_provider=self.tracer_provider,
-                               max_finding_events=None)
+                               max_finding_events=None, finding_events="all")
         self._lock = threading.Lock()
 
     @property

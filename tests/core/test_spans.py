@@ -151,6 +151,26 @@ def test_forbidden_findings_get_events_first(policy: PolicyKB, tpguard_spans: Sp
     assert (event.attributes or {})["tpguard.atom.id"] == "name"
 
 
+@pytest.mark.parametrize(("events", "expected"), [
+    ("forbidden", ["phone"]), ("all", ["phone", "name"]), ("none", [])])
+def test_which_findings_get_events(policy: PolicyKB, tpguard_spans: SpanCapture, events: str,
+                                   expected: list[str]) -> None:
+    # process_payment may receive the name, not the phone: one authorized, one forbidden finding
+    g = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider,
+              finding_events=events)  # type: ignore[arg-type]
+    run(g, "process_payment", {"note": "Maria Gonzalez, 415-555-0199"})
+    span = tpguard_spans.tool_spans()[0]
+    assert [(e.attributes or {})["tpguard.atom.id"] for e in span.events] == expected
+    a = span.attributes or {}  # the summary holds both, whatever gets an event
+    assert list(a["tpguard.findings.atom_ids"]) == ["name", "phone"]
+    assert list(a["tpguard.forbidden.atom_ids"]) == ["phone"]
+
+
+def test_an_unknown_finding_events_choice_is_refused(policy: PolicyKB) -> None:
+    with pytest.raises(ValueError, match="finding_events must be one of forbidden, all, none"):
+        Guard(policy, finding_events="authorized")  # type: ignore[arg-type]
+
+
 def test_nothing_is_rendered_for_a_span_that_is_not_recording(
     policy: PolicyKB, monkeypatch: pytest.MonkeyPatch
 ) -> None:

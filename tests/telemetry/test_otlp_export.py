@@ -58,7 +58,8 @@ def _assert_tool_spans(spans: list[dict[str, Any]], service: str) -> None:
     assert notified["attributes"][A.GEN_AI_TOOL_CALL_ID] == "call-2"
     finding = {(e["attributes"][A.FINDING_ATOM_ID], e["attributes"][A.FINDING_PATH],
                 e["attributes"][A.FINDING_AUTHORIZED]) for e in blocked["events"]}
-    assert finding == {("name", "payer", True), ("insurance", "plan", True), ("phone", "note", False)}
+    assert finding == {("phone", "note", False)}  # by default only forbidden findings get events
+    assert blocked["attributes"][A.TPGUARD_FINDINGS_ATOM_IDS] == ["insurance", "name", "phone"]
     assert {e["name"] for s in spans for e in s["events"]} == {A.TPGUARD_FINDING_EVENT}
 
 

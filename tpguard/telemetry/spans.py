@@ -3,10 +3,14 @@
 
 Findings are summarized as attributes — ``tpguard.finding.count``, ``tpguard.findings.{atom_ids,
 types, methods, fields}``, ``tpguard.forbidden.{count, atom_ids, atom_types, fields}`` — and each
-finding is also one ``tpguard.finding`` event (ids, types, paths, offsets — no values), up to
-``max_events`` per span (default 16, ``None`` = uncapped); ``tpguard.finding.events_dropped`` says
-how many were left out. Forbidden findings get events first. Nothing is rendered for a span that
-is not recording; paths are display paths (a key that is an atom shows as its placeholder).
+*forbidden* finding is also one ``tpguard.finding`` event (ids, types, paths, offsets — no
+values), up to ``max_events`` per span (default 16, ``None`` = uncapped);
+``tpguard.finding.events_dropped`` says how many were left out. ``events="all"`` gives authorized
+findings events too (after the forbidden ones), ``"none"`` records the summary only. Authorized
+findings get no event by default: they are what the tool was meant to receive, already counted in
+the summary, and an event costs about as much as the check of a typical call's one field (9
+attributes through the SDK's validation). Nothing is rendered for a span that is not recording;
+paths are display paths (a key that is an atom shows as its placeholder).
 
 The same span covers the result stage (issue 10): :func:`record_result` sets ``tpguard.result.*``
 (decision, counts, scope dimensions, atom ids and types) and one ``tpguard.result.finding`` event
@@ -18,7 +22,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
@@ -26,15 +30,19 @@ from . import _attributes as A
 
 if TYPE_CHECKING:
     from .._leaves import CallView
+    from ..detection import Finding
     from ..guard import Decision
     from ..policy import ToolSpec
     from .content import ContentPolicy
 
-__all__ = ["DEFAULT_FINDING_EVENTS", "record_decision", "record_error", "record_result",
-           "start_tool_span"]
+__all__ = ["DEFAULT_FINDING_EVENTS", "FINDING_EVENTS", "FindingEvents", "record_decision",
+           "record_error", "record_result", "start_tool_span"]
 
 #: ``tpguard.finding`` events per span unless the guard says otherwise
 DEFAULT_FINDING_EVENTS = 16
+#: which findings get a ``tpguard.finding`` event: the forbidden ones (default), all, or none
+FindingEvents = Literal["forbidden", "all", "none"]
+FINDING_EVENTS: tuple[FindingEvents, ...] = ("forbidden", "all", "none")
 
 
 #: id(spec) → (spec, its span attributes): a spec's attributes (its schema as JSON included) are
@@ -84,7 +92,7 @@ def start_tool_span(tracer: Tracer, spec: ToolSpec, call_id: str | None) -> Span
 def record_decision(
     span: Span, decision: Decision, content: ContentPolicy, call: CallView | None,
     canonical: Callable[[str], str | None] | None = None,
-    max_events: int | None = DEFAULT_FINDING_EVENTS,
+    max_events: int | None = DEFAULT_FINDING_EVENTS, events: FindingEvents = "forbidden",
 ) -> None:
     """Attributes, capped finding events and rendered arguments of one decided call.
     O(findings + size of the call); nothing at all when the span is not recording."""
@@ -107,14 +115,15 @@ def record_decision(
         attrs[A.OPENINFERENCE_INPUT_MIME_TYPE] = "application/json"
         if content.mode == "raw":
             attrs[A.GEN_AI_TOOL_CALL_ARGUMENTS] = rendered
-    events = findings
-    if max_events is not None and len(findings) > max_events:
-        events = (forbidden + tuple(f for f in findings if f.authorized))[:max_events]
-        attrs[A.TPGUARD_FINDING_EVENTS_DROPPED] = len(findings) - max_events
+    eventful: Sequence[Finding] = (() if events == "none" else forbidden if events == "forbidden"
+                                   else forbidden + tuple(f for f in findings if f.authorized))
+    if max_events is not None and len(eventful) > max_events:
+        attrs[A.TPGUARD_FINDING_EVENTS_DROPPED] = len(eventful) - max_events
+        eventful = eventful[:max_events]
     if decision.action == "block":
         attrs[A.ERROR_TYPE] = "tpguard.blocked"
     span.set_attributes(attrs)
-    for f in events:
+    for f in eventful:
         span.add_event(A.TPGUARD_FINDING_EVENT, {
             A.FINDING_ATOM_ID: f.atom_id,
             A.FINDING_ATOM_TYPE: f.atom_type,
