@@ -74,12 +74,33 @@ class TestParseCalls:
         assert [c.name for c in parse_calls(text, OFFERED).calls] == ["verify_identity",
                                                                        "send_message"]
 
+    def test_calls_one_per_line_as_qwen_writes_a_whole_workflow(self) -> None:
+        # recorded (values replaced): Qwen2.5-Coder-1.5B in LangChain's free loop answered a
+        # charity case with its remaining five calls as JSON lines; the reply hit max_tokens
+        # in the last one
+        text = ('{"name": "verify_identity", "arguments": {"patient_id": "P-1"}}\n'
+                '{"name": "send_message", "arguments": {"to": "P-1", "body": "Dear P,\\nok"}}\n'
+                '{"name": "send_message", "arguments": {"to": "team", "body": "The applicant th')
+        reply = parse_calls(text, OFFERED)
+        assert [(c.name, c.arguments) for c in reply.calls] == [
+            ("verify_identity", {"patient_id": "P-1"}),
+            ("send_message", {"to": "P-1", "body": "Dear P,\nok"})]
+        assert reply.content == '{"name": "send_message", "arguments": {"to": "team", "body": "The applicant th'
+
+    def test_a_call_then_prose(self) -> None:
+        reply = parse_calls('{"name": "verify_identity", "arguments": {"patient_id": "P-1"}}\n'
+                            "Then I will send the message.", OFFERED)
+        assert [c.name for c in reply.calls] == ["verify_identity"]
+        assert reply.content == "Then I will send the message."
+
     @pytest.mark.parametrize("text", [
         "The patient is verified and the message was sent.",
         '{"name": "delete_everything", "arguments": {}}',  # a tool that was not offered
         '<tool_call>\n{"name": "verify_identity", "arguments": {"patient_id": \n</tool_call>',
         '{"patient_id": "P-1"}',  # JSON, but not a call
         '{"name": "verify_identity", "arguments": ["P-1"]}',  # arguments not an object
+        '{"name": "verify_identity", "arguments": {"patient_id": "P-1"}}\n'
+        '{"name": "delete_everything", "arguments": {}}',  # one of the lines is no offered call
         'Call verify_identity with {"name": "verify_identity"} maybe, then more text',
     ])
     def test_near_misses_stay_text(self, text: str) -> None:
@@ -212,6 +233,16 @@ def test_the_call_grammar_is_wrapped_in_the_templates_tags() -> None:
     assert tagged.splitlines()[0] == 'call ::= "{" space "}"'
     assert 'root ::= "<tool_call>\\n" call "\\n</tool_call>"' in tagged
     assert tool_call_grammar(gbnf, tagged=False) == gbnf
+
+
+def test_grammar_strings_hold_no_raw_control_characters() -> None:
+    from tpguard.local.backend import tool_call_grammar
+
+    # the char rule as llama-cpp-python 0.3.x writes it: any character but a quote or backslash
+    loose = ('root ::= string\nchar ::= [^"\\\\] | "\\\\" (["\\\\/bfnrt])\n'
+             'string ::= "\\"" char* "\\""\n')
+    strict = tool_call_grammar(loose, tagged=False)
+    assert 'char ::= [^"\\\\\\x7F\\x00-\\x1F] | "\\\\"' in strict  # as JSON (and llama.cpp)
 
 
 def test_the_grammar_asks_for_the_name_first_and_arguments_in_the_tools_order() -> None:

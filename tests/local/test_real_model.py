@@ -56,19 +56,35 @@ def test_a_plain_reply_through_the_openai_sdk(server: LocalModelServer) -> None:
     assert reply.usage is not None and reply.usage.prompt_tokens > 5
 
 
-def test_a_required_call_is_valid_json_for_the_tool(server: LocalModelServer) -> None:
+def _lookup(order_id: dict[str, object]) -> list[dict[str, object]]:
+    return [{"type": "function", "function": {"name": "lookup_order", "parameters": {
+        "type": "object", "properties": {"order_id": order_id}, "required": ["order_id"]}}}]
+
+
+def test_a_required_call_is_a_call_to_the_tool(server: LocalModelServer) -> None:
+    # an enum bounds the argument, so the grammar alone brings the 135M model to a whole call
     client = openai.OpenAI(base_url=server.url, api_key="local", max_retries=0)
     reply = client.chat.completions.create(
         model="smollm2", max_tokens=64,
         messages=[{"role": "user", "content": "Look up order A-17."}],
-        tools=[{"type": "function", "function": {
-            "name": "lookup_order", "parameters": {
-                "type": "object", "properties": {"order_id": {"type": "string"}},
-                "required": ["order_id"]}}}],
+        tools=_lookup({"type": "string", "enum": ["A-17", "B-2"]}),  # type: ignore[arg-type]
         tool_choice="required")
-    call = reply.choices[0].message.tool_calls[0]
-    assert call.function.name == "lookup_order"
-    assert isinstance(json.loads(call.function.arguments)["order_id"], str)
+    call = reply.choices[0].message.tool_calls[0]  # type: ignore[index]
+    assert call.function.name == "lookup_order"  # type: ignore[union-attr]
+    assert json.loads(call.function.arguments)["order_id"] in ("A-17", "B-2")  # type: ignore[union-attr]
+
+
+def test_a_required_call_cut_at_max_tokens_says_so(server: LocalModelServer) -> None:
+    # a free string lets the 135M model ramble inside it; the grammar keeps it one JSON line
+    # (no raw new lines), and the reply says it was cut
+    client = openai.OpenAI(base_url=server.url, api_key="local", max_retries=0)
+    reply = client.chat.completions.create(
+        model="smollm2", max_tokens=8,
+        messages=[{"role": "user", "content": "Look up order A-17."}],
+        tools=_lookup({"type": "string"}), tool_choice="required")  # type: ignore[arg-type]
+    choice = reply.choices[0]
+    assert choice.finish_reason == "length" and not choice.message.tool_calls
+    assert choice.message.content and "\n" not in choice.message.content
 
 
 def test_a_smolagents_step_reaches_the_tool(server: LocalModelServer) -> None:

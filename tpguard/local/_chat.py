@@ -12,9 +12,10 @@ expects (``../shared/notes/local-models.md``, verified with Qwen2.5-Coder-1.5B):
   objects, results as ``role: "tool"`` so the template wraps them in its own tags
   (``<tool_response>``) — the model reads its own past turns in the format it was trained on.
 * **out** — the model may write ``<tool_call>{…}</tool_call>`` (its trained format), a fenced
-  ```` ```json ```` block, a bare ``{"name": …, "arguments": …}``, a list of them, or the template's
-  example copied with doubled braces. :func:`parse_calls` accepts all of these — only for tools
-  that were offered — and leaves every other text as the message content.
+  ```` ```json ```` block, a bare ``{"name": …, "arguments": …}``, a list of them, several of them
+  one per line (parallel calls; the last one cut short when the reply hit ``max_tokens``), or the
+  template's example copied with doubled braces. :func:`parse_calls` accepts all of these — only
+  for tools that were offered — and leaves every other text as the message content.
 * **grammar** — when the client requires a call, :func:`call_schema` is the JSON schema of exactly
   one call to an offered tool (its arguments by the tool's own schema); the runtime turns it into a
   grammar that constrains decoding.
@@ -52,6 +53,7 @@ _SMOL_CALLS = re.compile(r"(?:^|\n)Calling tools:\n(\[.*\])\s*$", re.DOTALL)
 _SMOL_RESULT = re.compile(r"^(?:Call id: [^\n]*\n)?(?:Observation:\n)?", re.DOTALL)
 _TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.DOTALL)
 _FENCED = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+_DECODER = json.JSONDecoder()
 
 
 @dataclass(frozen=True)
@@ -240,20 +242,27 @@ def _plain(schema: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in schema.items() if k not in ("title", "description", "$schema")}
 
 
-def _decode_calls(blob: str) -> list[Any] | None:
-    """JSON call objects in ``blob`` (an object, a list, or the doubled-brace example form)."""
+def _decode_calls(blob: str) -> tuple[list[Any], str] | None:
+    """JSON call objects at the start of ``blob`` — an object, a list, several objects one after
+    the other (a model writing parallel calls as JSON lines), or the doubled-brace example form —
+    and the text after the last complete one (a reply cut at ``max_tokens`` ends in half an
+    object). ``None`` when ``blob`` does not start with one."""
     text = blob.strip()
     for candidate in (text, text[1:-1].strip() if text.startswith("{{") and text.endswith("}}")
                       else None):
         if not candidate:
             continue
-        try:
-            value, end = json.JSONDecoder().raw_decode(candidate)
-        except json.JSONDecodeError:
-            continue
-        if candidate[end:].strip():
-            continue
-        return value if isinstance(value, list) else [value]
+        values: list[Any] = []
+        pos = 0
+        while pos < len(candidate):
+            try:
+                value, pos = _DECODER.raw_decode(candidate, pos)
+            except json.JSONDecodeError:
+                break
+            values.extend(value if isinstance(value, list) else [value])
+            pos = len(candidate) - len(candidate[pos:].lstrip())
+        if values:
+            return values, candidate[pos:]
     return None
 
 
@@ -269,12 +278,17 @@ def _as_call(obj: Any, offered: dict[str, dict[str, Any]]) -> ToolCall | None:
     return ToolCall(name, args) if isinstance(args, dict) else None
 
 
-def _calls_in(blob: str, offered: dict[str, dict[str, Any]]) -> list[ToolCall] | None:
+def _calls_in(blob: str, offered: dict[str, dict[str, Any]], *,
+              whole: bool = True) -> tuple[list[ToolCall], str] | None:
+    """The calls ``blob`` starts with and the text after them; ``None`` unless every decoded
+    object is a call to an offered tool (and, with ``whole``, nothing follows them)."""
     decoded = _decode_calls(blob)
-    if decoded is None:
+    if decoded is None or (whole and decoded[1]):
         return None
-    calls = [_as_call(o, offered) for o in decoded]
-    return None if any(c is None for c in calls) else [c for c in calls if c is not None]
+    calls = [_as_call(o, offered) for o in decoded[0]]
+    if any(c is None for c in calls):
+        return None
+    return [c for c in calls if c is not None], decoded[1]
 
 
 def parse_calls(text: str, offered: dict[str, dict[str, Any]]) -> ParsedReply:
@@ -289,13 +303,13 @@ def parse_calls(text: str, offered: dict[str, dict[str, Any]]) -> ParsedReply:
             found = _calls_in(m.group(1), offered)
             if found is None:
                 continue
-            calls.extend(found)
+            calls.extend(found[0])
             rest.append(text[last:m.start()])
             last = m.end()
         if calls:
             rest.append(text[last:])
             return ParsedReply("".join(rest).strip() or None, tuple(calls))
-    whole = _calls_in(text, offered)
-    if whole:
-        return ParsedReply(None, tuple(whole))
+    leading = _calls_in(text, offered, whole=False)
+    if leading and leading[0]:
+        return ParsedReply(leading[1].strip() or None, tuple(leading[0]))
     return ParsedReply(text)

@@ -51,10 +51,19 @@ class ContextOverflow(ValueError):
     """The prompt and ``max_tokens`` do not fit the model's context window."""
 
 
+#: llama-cpp-python's converter lets a JSON string hold raw control characters (``[^"\\]``);
+#: JSON does not, and a small model then rambles on new lines inside an argument until
+#: ``max_tokens``. The rule of llama.cpp's own converter excludes them.
+_LOOSE_CHAR = 'char ::= [^"\\\\] |'
+_JSON_CHAR = 'char ::= [^"\\\\\\x7F\\x00-\\x1F] |'
+
+
 def tool_call_grammar(gbnf: str, tagged: bool) -> str:
-    """A GBNF grammar from llama.cpp's JSON-schema conversion, wrapped in ``<tool_call>`` tags
-    when the model's template writes calls that way (so constrained output looks like what the
-    model was trained to write)."""
+    """A GBNF grammar from llama.cpp's JSON-schema conversion — strings without raw control
+    characters, as JSON has them — wrapped in ``<tool_call>`` tags when the model's template
+    writes calls that way (so constrained output looks like what the model was trained to
+    write)."""
+    gbnf = gbnf.replace(_LOOSE_CHAR, _JSON_CHAR)
     if not tagged:
         return gbnf
     body = re.sub(r"^root ::=", "call ::=", gbnf, count=1, flags=re.MULTILINE)
