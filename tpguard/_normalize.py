@@ -36,6 +36,7 @@ _INVISIBLE = (
 _WS_RUN = re.compile(r"\s+")
 _IRREGULAR_WS = re.compile(r"[^\S ]| {2,}")
 _IRREGULAR_RUN = re.compile(r"\s{2,}|[^\S ]")
+_IRREGULAR_SPLIT = re.compile(r"(\s{2,}|[^\S ])")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _TOKEN = re.compile(
     rf"(?P<ws>[\s{_INVISIBLE}]+)"
@@ -119,15 +120,18 @@ def normalize(text: str) -> Normalized:
         # decide whether offsets can stay as they are.
         if "  " not in text and (text.isprintable() or _IRREGULAR_WS.search(text) is None):
             return Normalized(low)
-        return Normalized(_WS_RUN.sub(" ", low), build=lambda: _whitespace_segments(low))
+        # only the irregular runs are rewritten: \s+ would also "replace" every single space
+        return Normalized(_IRREGULAR_RUN.sub(" ", low), build=lambda: _whitespace_segments(low))
     return _Builder(text).run()
 
 
 def _whitespace_segments(low: str) -> _Segments:
     """Segments of an ASCII text whose only irregularity is whitespace; O(n), C-level loops
-    (``split``/``findall`` lengths and ``accumulate``: no Python code per whitespace run)."""
-    runs = list(map(len, _IRREGULAR_RUN.findall(low)))
-    plain = list(map(len, _IRREGULAR_RUN.split(low)))
+    (one capturing ``split`` — text and runs alternate — its lengths and ``accumulate``: no
+    Python code per whitespace run)."""
+    parts = _IRREGULAR_SPLIT.split(low)
+    runs = list(map(len, parts[1::2]))
+    plain = list(map(len, parts[0::2]))
     k = len(runs)
     os_ = list(accumulate(map(add, plain, [0, *runs])))[:k]
     ns = list(accumulate(map(add, plain, [0, *([1] * k)])))[:k]
