@@ -11,6 +11,7 @@ two runs. See ``docs/reports.md``.
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from pathlib import Path
 
 from ._acquisition import acquisition_csv
@@ -41,10 +42,12 @@ __all__ = [
 ]
 
 
-def build_reports(run_dir: Path, *, figures: bool = True) -> dict[str, Path]:
+def build_reports(run_dir: Path, *, figures: bool = True,
+                  kept: Collection[str] | None = None) -> dict[str, Path]:
     """(Re)build every report of a run directory; returns ``{relative name: path}`` of what was
     written: ``summary.json`` (only when it was missing or stale), ``report.md``, ``report.html``,
-    ``tables/*.csv`` and ``figures/*.png``."""
+    ``tables/*.csv`` and ``figures/*.png``. ``kept``: the only files that will stay (a share),
+    so report.md's file list names no others."""
     run_dir = Path(run_dir)
     started = time.perf_counter()
     data = load_run(run_dir)
@@ -70,7 +73,7 @@ def build_reports(run_dir: Path, *, figures: bool = True) -> dict[str, Path]:
     html_path.write_text(render_html(data, tables, tabs, cases), encoding="utf-8")
     written["report.html"] = html_path
     md_path = run_dir / "report.md"
-    names = sorted([*written, "report.md"])
+    names = sorted(n for n in [*written, "report.md"] if kept is None or n in kept)
     data.notes.append(f"Reports built in {time.perf_counter() - started:.1f} s.")
     md_path.write_text(render_markdown(data, tables, names), encoding="utf-8")
     written["report.md"] = md_path

@@ -52,14 +52,27 @@ def run_facts(data: RunData) -> list[tuple[str, str]]:
         if v is None or v == "" or v == [] or (v is False and key != "quick"):
             continue
         facts.append((key, ", ".join(map(str, v)) if isinstance(v, list) else str(v)))
-    for key in ("started", "finished"):
+    for key in ("started", "finished"):  # of the last invocation: a resumed run started earlier
         if key in data.run:
             facts.append((key, str(data.run[key])))
     facts.append(("records", str(len(data.records))))
+    timed = [r["elapsed_s"] for r in data.records if isinstance(r.get("elapsed_s"), (int, float))]
+    if timed:  # every case-run's own time, resumed invocations included
+        total = sum(timed)
+        facts.append(("case-run time", f"{_duration(total)} over {len(timed)} case-runs "
+                                        f"({total / len(timed):.1f} s each)"))
     versions = data.run.get("versions") or {}
     if versions:
         facts.append(("versions", ", ".join(f"{k} {v}" for k, v in versions.items() if v)))
     return facts
+
+
+def _duration(seconds: float) -> str:
+    """``2 h 43 min``, ``4 min 05 s`` or ``12.3 s``."""
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    m, s = divmod(round(seconds), 60)
+    return f"{m // 60} h {m % 60:02d} min" if m >= 60 else f"{m} min {s:02d} s"
 
 
 def _settings(d: Any) -> str:

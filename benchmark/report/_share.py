@@ -63,7 +63,7 @@ def share_run(run_dir: str | Path, out_dir: str | Path) -> dict[str, Path]:
                 fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
         if (run_dir / "run.json").is_file():
             shutil.copyfile(run_dir / "run.json", out_dir / "run.json")
-        build_reports(out_dir, figures=False)
+        build_reports(out_dir, figures=False, kept=SHARED_FILES)
         for extra in [p for p in out_dir.iterdir() if p.name not in SHARED_FILES]:
             shutil.rmtree(extra) if extra.is_dir() else extra.unlink()
         _verify(out_dir)

@@ -53,6 +53,10 @@ def test_the_share_holds_no_value_and_the_same_numbers(run_dir: Path, tmp_path: 
     calls = [c for line in (tmp_path / "s" / "records.jsonl").read_text().splitlines()
              for c in json.loads(line)["trajectory"]["calls"]]
     assert calls and all(set(c) == {"step", "tool", "outcome"} for c in calls)
+    report = (tmp_path / "s" / "report.md").read_text()
+    listed = report.split("## Files", 1)[1].split("\n## ", 1)[0]
+    assert sorted(listed.replace("`", "").replace("- ", "").split()) == ["report.md", "summary.json"]
+    assert "over 4 case-runs" in report  # the run's case-run time, whatever sessions it took
 
 
 def test_a_share_resumes_as_a_run_directory(run_dir: Path, tmp_path: Path) -> None:
