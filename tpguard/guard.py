@@ -37,18 +37,28 @@ import logging
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from itertools import chain, filterfalse
 from operator import attrgetter
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.trace import Span, TracerProvider
+from opentelemetry.trace import TracerProvider
 
 from . import __version__
+from ._decision import (
+    MODES,
+    Action,
+    Decision,
+    Interception,
+    Mode,
+    Stage,
+    describe_findings,
+    scope_summary,
+)
 from ._exit import inspect_exit, recipient_label
 from ._leaves import CallView, LeafTable, RebuildError
 from ._limits import DEFAULT_LIMITS, Limits, Problem
@@ -62,7 +72,7 @@ from .exposure import Disclosure, Recipient
 from .pii import PiiDetector
 from .policy import PolicyKB, PrivateAtom, ToolSpec
 from .redaction import PlaceholderOperator, rewrite_text
-from .scope import AcquisitionScope, ScopeFinding
+from .scope import AcquisitionScope
 from .telemetry.content import ArgumentRecording, ContentPolicy
 from .telemetry.exit_spans import record_exit, start_exit_span
 from .telemetry.spans import (
@@ -71,186 +81,22 @@ from .telemetry.spans import (
     FindingEvents,
     record_decision,
     record_error,
-    record_result,
     start_tool_span,
 )
 
 __all__ = ["MODES", "Action", "Decision", "Guard", "Interception", "Limits", "Mode", "Stage"]
 
-Mode = Literal["audit", "enforce", "redact"]
-Action = Literal["allow", "block", "redact"]
-Stage = Literal["request", "result", "exit"]
-MODES: tuple[str, ...] = ("audit", "enforce", "redact")
 
 _log = logging.getLogger("tpguard")
 _ids = itertools.count(1)
 _AUTHORIZED = attrgetter("authorized")
 _FREE_TEXT = attrgetter("free_text")
-_ATOM_TYPE = attrgetter("atom_type")
-_PATH = attrgetter("path")
 _SESSIONS: ContextVar[Mapping[int, Session]] = ContextVar(
     "tpguard_sessions", default=MappingProxyType({})
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What the guard decided at one stage of one tool call.
-
-    ``stage`` is ``"request"`` (:meth:`Guard.check`), ``"result"`` (:meth:`Guard.check_result`) or
-    ``"exit"`` (:meth:`Guard.check_exit`; ``tool`` is then the channel). ``arguments`` carries the
-    stage's payload (also as :attr:`payload`): for a request,
-    the arguments the tool should receive (rewritten in ``redact``, narrowed to the scope in
-    ``enforce``/``redact``); for a result, the result the model should see (filtered in
-    ``redact``; the original otherwise — when ``blocked``, show ``message`` instead). ``message``
-    is what the agent is told when something was withheld or rewritten. ``findings`` are atom
-    findings; ``scope`` the items outside the tool's acquisition scope. Neither the message nor
-    ``repr(decision)`` contains a private value. ``action="redact"`` means: proceed with the
-    rewritten payload. For an exit, ``payload`` is what the recipient should receive (rewritten in
-    ``redact``; when ``blocked``, show ``message`` instead) and ``forbidden`` the atoms a recipient
-    may not receive.
-    """
-
-    tool: str
-    mode: Mode
-    action: Action
-    findings: tuple[Finding, ...] = ()
-    forbidden: tuple[Finding, ...] = ()
-    arguments: Any = field(default=None, repr=False)
-    message: str | None = None
-    error: str | None = None
-    session_id: str | None = None
-    stage: Stage = "request"
-    scope: tuple[ScopeFinding, ...] = ()
-    # -- exit stage (issue 11): for an exit decision ``tool`` is the channel --
-    #: who the payload was going to (an undeclared address is ``Recipient(id="undeclared")``)
-    recipients: tuple[Recipient, ...] = ()
-    #: whether the channel is a visible exit (None outside the exit stage)
-    visible: bool | None = None
-    #: for a tool whose call is an exit (``ToolSpec.exit``): that exit's own decision
-    exit: Decision | None = field(default=None, repr=False)
-
-    @property
-    def payload(self) -> Any:
-        """The stage's payload (the same object as ``arguments``)."""
-        return self.arguments
-
-    @property
-    def narrowed(self) -> bool:
-        """The request was narrowed to the tool's acquisition scope."""
-        return self.stage == "request" and self.action == "redact" and bool(self.scope)
-
-    @property
-    def blocked(self) -> bool:
-        return self.action == "block"
-
-    @property
-    def redacted(self) -> bool:
-        return self.action == "redact"
-
-    @property
-    def allowed(self) -> bool:
-        return self.action != "block"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "tool": self.tool, "mode": self.mode, "action": self.action, "message": self.message,
-            "error": self.error, "session_id": self.session_id, "stage": self.stage,
-            "findings": [f.to_dict() for f in self.findings],
-            "forbidden": [f.to_dict() for f in self.forbidden],
-            "scope": [f.to_dict() for f in self.scope],
-            "recipients": [r.id for r in self.recipients], "visible": self.visible,
-            "exit": self.exit.to_dict() if self.exit is not None else None,
-        }
-
-
-class Interception:
-    """One intercepted call in flight (yielded by :meth:`Guard.intercept`): the request's
-    ``decision``, and :meth:`check_result` for what the tool returns (same span, same session)."""
-
-    __slots__ = ("_call_id", "_guard", "_mode", "_spec", "decision", "results", "span")
-
-    def __init__(self, decision: Decision, span: Span, guard: Guard | None = None,
-                 spec: ToolSpec | None = None, mode: Mode | None = None,
-                 call_id: str | None = None) -> None:
-        self.decision = decision
-        self.span = span
-        self.results: list[Decision] = []
-        self._guard = guard
-        self._spec = spec
-        self._mode = mode
-        self._call_id = call_id
-
-    @property
-    def arguments(self) -> Any:
-        return self.decision.arguments
-
-    @property
-    def result_decision(self) -> Decision | None:
-        """The decision on the last result checked (None before :meth:`check_result`)."""
-        return self.results[-1] if self.results else None
-
-    def raise_if_blocked(self) -> None:
-        if self.decision.blocked:
-            raise GuardViolation(self.decision)
-
-    def check_result(self, result: Any) -> Any:
-        """Decide what the tool returned and give back what the model should see: the result,
-        the filtered result (``redact``) or the guard's message (withheld). Recorded on the span
-        (``tpguard.result.*``); may be called once per payload (content, then artifact)."""
-        if self._guard is None or self._spec is None:
-            return result
-        guard = self._guard
-        decision = guard._decide_result(self._spec, self.decision.arguments, result,
-                                        self._mode or guard.mode, self._call_id)
-        self.results.append(decision)
-        try:
-            if self.span.is_recording():
-                record_result(self.span, self.results, guard.max_finding_events)
-        except Exception as e:  # recording must not break the call
-            _log.error("tpguard: could not record a span (%s)", type(e).__qualname__)
-        if decision.blocked:
-            return decision.message
-        return decision.arguments
-
-
 _REDACT_ROUNDS = 3
-_MESSAGE_FIELDS = 10  # fields named in a message; the rest are counted
-
-
-_SCOPE_NOUNS = {"source": "items of another source", "field": "fields", "subject": "records of other subjects",
-                "window": "records outside the time window", "part": "parts outside the task's parts",
-                "confidential": "confidential-marked items", "atom": "private values"}
-
-
-_FIELD_TAIL = " outside the purpose's fields"
-
-
-def _scope_summary(found: Iterable[ScopeFinding]) -> str:
-    """``"2 records of other subjects, fields ssn, diagnosis"`` — counts and field names only."""
-    by_dim: dict[str, list[ScopeFinding]] = {}
-    for f in found:
-        by_dim.setdefault(f.dimension, []).append(f)
-    parts = []
-    for dim, fs in by_dim.items():
-        if dim == "field":
-            names = sorted({f.description.removeprefix("field ").removesuffix(_FIELD_TAIL) for f in fs})
-            shown = ", ".join(names[:_MESSAGE_FIELDS])
-            parts.append(f"fields {shown}" + (f" and {len(names) - _MESSAGE_FIELDS} more"
-                                              if len(names) > _MESSAGE_FIELDS else ""))
-        else:
-            parts.append(f"{len(fs)} {_SCOPE_NOUNS[dim]}")
-    return ", ".join(parts)
-
-
-def _describe(findings: Iterable[Finding]) -> tuple[str, str]:
-    fs = list(findings)
-    types = ", ".join(sorted(set(map(_ATOM_TYPE, fs))))
-    paths = sorted(set(map(_PATH, fs)))
-    fields = ", ".join(paths[:_MESSAGE_FIELDS])
-    if len(paths) > _MESSAGE_FIELDS:
-        fields += f" and {len(paths) - _MESSAGE_FIELDS} more"
-    return types, fields
 
 
 class Guard:
@@ -445,7 +291,7 @@ class Guard:
         if rewritten is None:
             return Decision(spec.name, mode, "block", found_all, forbidden, arguments,
                             message=self._block_message(spec, forbidden), session_id=sess.id), call
-        types, fields = _describe(forbidden)
+        types, fields = describe_findings(forbidden)
         msg = f"tpguard replaced {types} in {fields} with placeholders before calling {spec.name}."
         return Decision(spec.name, mode, "redact", found_all, forbidden, rewritten, message=msg,
                         session_id=sess.id), call
@@ -642,7 +488,7 @@ class Guard:
         if not view.out_of_scope or mode == "audit":
             self._taint(sess, spec, view, call_id)
             return decided("allow", result)
-        summary = _scope_summary(view.scope)
+        summary = scope_summary(view.scope)
         if mode == "enforce" or view.whole:
             return decided("block", result, f"tpguard withheld the result of {spec.name}: it held "
                            f"{summary}, outside this task's scope. Ask {spec.name} only for what "
@@ -670,7 +516,7 @@ class Guard:
 
     @staticmethod
     def _block_message(spec: ToolSpec, forbidden: Iterable[Finding]) -> str:
-        types, fields = _describe(forbidden)
+        types, fields = describe_findings(forbidden)
         purpose = f" (purpose: {spec.purpose})" if spec.purpose else ""
         return (f"tpguard withheld this call to {spec.name}{purpose}: it does not need {types}, "
                 f"found in {fields}. Call {spec.name} again without them — leave them out or "
