@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -73,6 +74,7 @@ from .pii import PiiDetector
 from .policy import PolicyKB, PrivateAtom, ToolSpec
 from .redaction import PlaceholderOperator, rewrite_text
 from .scope import AcquisitionScope
+from .telemetry._env import TPGUARD_OPENINFERENCE
 from .telemetry.content import ArgumentRecording, ContentPolicy
 from .telemetry.exit_spans import record_exit, start_exit_span
 from .telemetry.spans import (
@@ -107,7 +109,10 @@ class Guard:
     ``limits`` bounds what one call may hold (:class:`Limits`). ``finding_events`` says which
     findings get a ``tpguard.finding`` span event — ``"forbidden"`` (default), ``"all"`` or
     ``"none"``; every finding is summarized in span attributes whatever it says — and
-    ``max_finding_events`` caps them per span (``None``: uncapped).
+    ``max_finding_events`` caps them per span (``None``: uncapped). ``record_arguments`` says
+    whether spans carry the arguments (default ``"none"``: content capture is opt-in) and
+    ``openinference=True`` (or ``TPGUARD_OPENINFERENCE=1``) adds OpenInference's names for
+    Phoenix-style UIs (docs/telemetry.md).
     """
 
     def __init__(
@@ -124,6 +129,7 @@ class Guard:
         limits: Limits | None = None,
         max_finding_events: int | None = DEFAULT_FINDING_EVENTS,
         finding_events: FindingEvents = "forbidden",
+        openinference: bool | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)} (got {mode!r})")
@@ -142,6 +148,8 @@ class Guard:
         self._pii = pii
         self._tools: dict[str, ToolSpec] = {t.name: t for t in self.policy.tools}
         self._content = ContentPolicy(record_arguments, allow_raw=allow_raw_arguments, hash_key=hash_key)
+        self.openinference: bool = (os.environ.get(TPGUARD_OPENINFERENCE) == "1" if openinference is None
+                                    else openinference)
         provider = tracer_provider or trace.get_tracer_provider()
         self._tracer = provider.get_tracer("tpguard", __version__)
         # The policy's atoms compile once, here; sessions and register() add small overlays.
@@ -569,7 +577,7 @@ class Guard:
         spec = self.tool_spec(tool)
         tracer = (self._tracer if tracer_provider is None
                   else tracer_provider.get_tracer("tpguard", __version__))
-        span = start_tool_span(tracer, spec, call_id)
+        span = start_tool_span(tracer, spec, call_id, self.openinference)
         token = otel_context.attach(trace.set_span_in_context(span))
         try:
             decision, call = self._decide(spec, arguments, mode or self.mode)
@@ -577,7 +585,7 @@ class Guard:
                 if span.is_recording():  # nothing is rendered for a span nobody records
                     record_decision(span, decision, self._content, call,
                                     self._session().atom_value, self.max_finding_events,
-                                    self.finding_events)
+                                    self.finding_events, self.openinference)
                     if decision.exit is not None:
                         record_exit(span, decision.exit, own_span=False)
             except Exception as e:  # recording must not break the call

@@ -89,9 +89,11 @@ class Gateway:
         self._specs = {t.name: t for t in case.tools}
         # Audit mode, evaluator's atoms: the recorder only observes what crosses the gateway.
         # An event for every finding, uncapped: `tpguard audit --spans` rebuilds the metrics
-        # from them.
+        # from them. Arguments are recorded redacted, as run.json's
+        # record_arguments says: a sandboxed run's spans show what each tool received.
         self._recorder = Guard(case.policy, mode="audit", tracer_provider=self.tracer_provider,
-                               max_finding_events=None, finding_events="all")
+                               max_finding_events=None, finding_events="all",
+                               record_arguments="redacted")
         self._lock = threading.Lock()
 
     @property

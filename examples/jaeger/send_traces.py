@@ -51,7 +51,10 @@ def run(endpoint: str | None, mode: str) -> None:
     run_id = f"example-{uuid.uuid4().hex[:8]}"
     # otlp=True: export even without OTEL_* variables (then to the local Jaeger on :4318)
     provider = configure(service_name="tpguard-example", run_id=run_id, endpoint=endpoint, otlp=True)
-    guard = Guard(POLICY, mode=mode, tracer_provider=provider)  # type: ignore[arg-type]
+    # record_arguments="redacted": show each call's arguments with the atoms typed out (a guard
+    # records no argument content unless asked)
+    guard = Guard(POLICY, mode=mode, tracer_provider=provider,  # type: ignore[arg-type]
+                  record_arguments="redacted")
     tools = build_tools(guard)
     with agent_run_span(provider, "healthcare-agent", run_id=run_id, case_id="healthcare-table1"):
         print(tools["register_patient"](patient="Maria Gonzalez", phone="415-555-0199",

@@ -31,7 +31,7 @@ USER = {"messages": [{"role": "user", "content": "go"}]}
 
 def guard(spans: SpanCapture, mode: str) -> Guard:
     return Guard(PolicyKB.from_dict(POLICY), mode=mode,  # type: ignore[arg-type]
-                 tracer_provider=spans.provider)
+                 tracer_provider=spans.provider, record_arguments="redacted")
 
 
 def make_tools(received: list[tuple[str, dict[str, Any]]]) -> list[Any]:

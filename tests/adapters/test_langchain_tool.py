@@ -38,7 +38,7 @@ HANDOFF = {"purpose": "hand the case to the pharmacy team", "sink": "handoff", "
 
 def guard(spans: SpanCapture, mode: str = "enforce", policy: dict[str, Any] = POLICY) -> Guard:
     return Guard(PolicyKB.from_dict(policy), mode=mode,  # type: ignore[arg-type]
-                 tracer_provider=spans.provider)
+                 tracer_provider=spans.provider, record_arguments="redacted")
 
 
 def call(name: str, args: dict[str, Any], call_id: str = "c1") -> dict[str, Any]:

@@ -44,6 +44,8 @@ def test_span_attributes_of_a_spec_follow_the_spec_not_its_id() -> None:
 
     for i in range(50):  # specs freed and re-made: ids get reused, attributes must not be
         spec = ToolSpec(name=f"tool{i}", purpose=f"purpose {i}", sink="external")
-        attrs = _spec_attributes(spec)
-        assert attrs[A.GEN_AI_TOOL_NAME] == f"tool{i}" and attrs[A.TPGUARD_PURPOSE] == f"purpose {i}"
+        for openinference in (False, True):
+            attrs = _spec_attributes(spec, openinference)
+            assert attrs[A.GEN_AI_TOOL_NAME] == f"tool{i}" and attrs[A.TPGUARD_PURPOSE] == f"purpose {i}"
+            assert (A.OPENINFERENCE_TOOL_NAME in attrs) is openinference
         del spec

@@ -35,7 +35,10 @@ def test_span_shape_and_attributes(policy: PolicyKB, tpguard_spans: SpanCapture)
     assert first.name == "execute_tool team_handoff" and second.name == "execute_tool notify_patient"
     a = first.attributes or {}
     assert a["gen_ai.operation.name"] == "execute_tool" and a["gen_ai.tool.name"] == "team_handoff"
-    assert a["gen_ai.tool.call.id"] == "call_7" and a["openinference.span.kind"] == "TOOL"
+    assert a["gen_ai.tool.call.id"] == "call_7"
+    # GenAI and tpguard names only by default: no OpenInference twin, no argument content
+    assert not any(k.startswith(("openinference.", "tool.", "input.")) for k in a)
+    assert "tpguard.arguments" not in a and "tpguard.arguments.mode" not in a
     assert a["tpguard.decision"] == "block" and a["tpguard.mode"] == "enforce"
     assert a["tpguard.sink"] == "handoff" and a["tpguard.purpose"].startswith("hand the case")
     assert list(a["tpguard.forbidden.atom_ids"]) == ["name", "phone", "symptom"]
@@ -47,19 +50,45 @@ def test_span_shape_and_attributes(policy: PolicyKB, tpguard_spans: SpanCapture)
             for e in events} == {("name", "summary", "exact", False), ("phone", "summary", "exact", False),
                                  ("symptom", "summary", "exact", False)}
     assert list(a["tpguard.free_text.slots"]) == ["summary"]
-    assert (second.attributes or {})["tpguard.decision"] == "allow"
+    b = second.attributes or {}
+    assert b["tpguard.decision"] == "allow" and b["tpguard.forbidden.count"] == 0
+    assert not any(k.startswith("tpguard.forbidden.") and k != "tpguard.forbidden.count" for k in b)
     assert second.status.status_code.name == "UNSET"
 
 
-def test_default_mode_records_no_raw_value(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
+@pytest.mark.parametrize("how", ["argument", "environment"])
+def test_openinference_names_on_request(policy: PolicyKB, tpguard_spans: SpanCapture,
+                                        monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    if how == "environment":
+        monkeypatch.setenv("TPGUARD_OPENINFERENCE", "1")
+    g = Guard(policy, mode="enforce", tracer_provider=tpguard_spans.provider, record_arguments="redacted",
+              openinference=True if how == "argument" else None)
+    run(g, "team_handoff", {"summary": SUMMARY}, call_id="call_7")
+    a = tpguard_spans.tool_spans()[0].attributes or {}
+    assert a["openinference.span.kind"] == "TOOL" and a["tool.name"] == "team_handoff"
+    assert a["tool.id"] == "call_7" and a["tool.description"] == a["gen_ai.tool.description"]
+    assert a["input.value"] == a["tpguard.arguments"] and a["input.mime_type"] == "application/json"
+    assert "<person_name>" in a["input.value"] and "Maria" not in a["input.value"]
+
+
+@pytest.mark.parametrize("recording", [None, "redacted"])
+def test_default_and_redacted_record_no_raw_value(
+    policy: PolicyKB, tpguard_spans: SpanCapture, recording: str | None
+) -> None:
     for mode in ("audit", "enforce", "redact"):
-        g = Guard(policy, mode=mode, tracer_provider=tpguard_spans.provider)  # type: ignore[arg-type]
-        run(g, "team_handoff", {"summary": SUMMARY, "card": "**** 4417", "ins": "Blue Shield PPO"})
+        g = Guard(policy, mode=mode, tracer_provider=tpguard_spans.provider,  # type: ignore[arg-type]
+                  record_arguments=recording)  # type: ignore[arg-type]
+        run(g, "team_handoff", {"summary": SUMMARY, "card": "**** 4417", "ins": "Blue Shield PPO",
+                                "extra": "unregistered words"})
         run(g, "process_payment", {"card": "4417", "note": "ok"})
     dump = tpguard_spans.dump()
-    assert "<person_name>" in dump and "<phone>" in dump
     for v in VALUES:
         assert v not in dump
+    if recording is None:  # content capture is opt-in: not even the text around the atoms
+        assert g.recording == "none" and "unregistered words" not in dump and "<phone>" not in dump
+        assert "phone" in dump  # the findings' types still are
+    else:
+        assert "<person_name>" in dump and "<phone>" in dump and "unregistered words" in dump
 
 
 def test_hash_mode_is_keyed(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:

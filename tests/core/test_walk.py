@@ -41,7 +41,7 @@ def test_children_of_an_atom_key_carry_its_placeholder(policy: PolicyKB) -> None
 def test_audit_span_and_cli_carry_no_raw_key(
     policy: PolicyKB, healthcare_policy_path: Path, tpguard_spans: SpanCapture
 ) -> None:
-    g = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider)
+    g = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider, record_arguments="redacted")
     with g.intercept("team_handoff", {"extra": {NAME: "x", "ok": "fine"}}):
         pass
     dump = tpguard_spans.dump()
@@ -129,7 +129,7 @@ def test_keys_known_clean_are_left_out_of_the_table_but_not_out_of_the_call(
 ) -> None:
     # A key the base layer already scanned clean is not a leaf again (it would only be scanned
     # again); the call is rebuilt, rendered and decided exactly as on the first, full walk.
-    g = Guard(policy, mode="redact", tracer_provider=tpguard_spans.provider)
+    g = Guard(policy, mode="redact", tracer_provider=tpguard_spans.provider, record_arguments="redacted")
     args = {"summary": f"call {PHONE} today", "priority": 2, "urgent": True}
     first = g.check("team_handoff", args)
     clean = g.current_session.known_clean()

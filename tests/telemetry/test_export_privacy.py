@@ -73,13 +73,14 @@ def _run(
     return decisions
 
 
-def test_default_recording_exports_no_atom_value(
+def test_redacted_recording_exports_no_atom_value(
     healthcare: PolicyKB, healthcare_calls: Calls, atom_strings: dict[str, list[str]]
 ) -> None:
     calls = healthcare_calls
     with OtlpHttpReceiver() as rx:
-        # every finding as an event (authorized ones too): the most a default-recording span holds
-        by_mode = {mode: _run(rx, healthcare, calls, mode, finding_events="all")
+        # every finding as an event (authorized ones too) and the arguments recorded redacted:
+        # the most a span holds without the raw opt-in (the default records no argument text)
+        by_mode = {mode: _run(rx, healthcare, calls, mode, finding_events="all", record_arguments="redacted")
                    for mode in ("audit", "enforce", "redact")}
         spans = rx.wait_for(3 * (len(calls) + 1))
         leaks = _leaks(rx, atom_strings)
@@ -95,7 +96,7 @@ def test_default_recording_exports_no_atom_value(
                for s in spans if s["name"].startswith("execute_tool"))
     # … and not one of its strings reached the collector.
     assert leaks == []
-    tool_args = [s["attributes"]["input.value"] for s in spans if s["name"].startswith("execute_tool")]
+    tool_args = [s["attributes"]["tpguard.arguments"] for s in spans if s["name"].startswith("execute_tool")]
     assert any("<person_name>" in a for a in tool_args)
     for fragment in _FRAGMENTS:
         assert fragment not in json.dumps(spans), fragment

@@ -6,8 +6,11 @@ from typing import Final
 
 #: Key for ``hash`` argument recording (keyed HMAC). Without it a random per-process key is used.
 TPGUARD_HASH_KEY: Final = "TPGUARD_HASH_KEY"
-#: ``redacted`` (default) | ``hash`` | ``none`` | ``raw`` — how spans record tool arguments.
+#: ``none`` (default) | ``redacted`` | ``hash`` | ``raw`` — how spans record tool arguments.
 TPGUARD_RECORD_ARGUMENTS: Final = "TPGUARD_RECORD_ARGUMENTS"
+#: ``1``: tool spans also carry the OpenInference names (``openinference.span.kind``, ``tool.*``,
+#: ``input.*``) for Phoenix-style UIs.
+TPGUARD_OPENINFERENCE: Final = "TPGUARD_OPENINFERENCE"
 #: Must be ``1`` for ``raw`` recording to take effect (raw values in spans are an explicit opt-in).
 TPGUARD_ALLOW_RAW_ARGUMENTS: Final = "TPGUARD_ALLOW_RAW_ARGUMENTS"
 

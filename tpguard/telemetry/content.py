@@ -1,12 +1,15 @@
-"""How spans record tool arguments: ``redacted`` (default), ``hash``, ``none`` or ``raw``.
+"""How spans record tool arguments: ``none`` (default), ``redacted``, ``hash`` or ``raw``.
 
+* ``none`` — arguments are not recorded (the default: content capture is opt-in, as in the
+  OpenTelemetry GenAI conventions; a span still carries the findings' atom ids, types, methods
+  and argument paths, and the decision). Text that is not a registered atom — a diagnosis nobody
+  registered — would otherwise reach the trace as written;
 * ``redacted`` — every detected atom (authorized or not) becomes ``<type>``;
 * ``hash`` — every detected atom becomes ``<type:hmac:…>``, a keyed HMAC-SHA256 (key from
   ``TPGUARD_HASH_KEY``), so the same value links across calls without being guessable from a
   dictionary of phone numbers. A key shorter than 16 bytes is refused (a short key makes the hash
   of a 4-digit PIN a lookup); without a key, a random per-process key is used (with a warning), so
   tags link within one process only — there is no empty or fixed default key;
-* ``none`` — arguments are not recorded;
 * ``raw`` — the arguments as received. Only with an explicit opt-in (``allow_raw=True`` or
   ``TPGUARD_ALLOW_RAW_ARGUMENTS=1``) and a warning; meant for sandboxed benchmark runs.
 
@@ -68,7 +71,7 @@ class ContentPolicy:
         self, mode: ArgumentRecording | None = None, *, allow_raw: bool = False,
         hash_key: bytes | str | None = None,
     ) -> None:
-        chosen: str = mode or os.environ.get(_env.TPGUARD_RECORD_ARGUMENTS, "redacted")
+        chosen: str = mode or os.environ.get(_env.TPGUARD_RECORD_ARGUMENTS, "none")
         if chosen not in ("redacted", "hash", "none", "raw"):
             raise ValueError(f"argument recording must be redacted, hash, none or raw (got {chosen!r})")
         if chosen == "raw":

@@ -1,5 +1,10 @@
-"""One span per intercepted tool call: ``execute_tool {tool}`` with GenAI, OpenInference and
-``tpguard.*`` attributes (issue 9, item 7: cheap by default).
+"""One span per intercepted tool call: ``execute_tool {tool}`` with GenAI and ``tpguard.*``
+attributes (issue 9, item 7: cheap by default), OpenInference's names of the same facts on request.
+
+Every attribute costs the OpenTelemetry SDK a validation pass (~5.7 k instructions for a string,
+~17 k for a list; docs/perf.md), so nothing is recorded twice by default: the OpenInference twins
+(``openinference.span.kind``, ``tool.*``, ``input.*``) come with ``openinference=True``, argument
+content only when the content policy records it, the forbidden lists only when something was.
 
 Findings are summarized as attributes — ``tpguard.finding.count``, ``tpguard.findings.{atom_ids,
 types, methods, fields}``, ``tpguard.forbidden.{count, atom_ids, atom_types, fields}`` — and each
@@ -45,47 +50,53 @@ FindingEvents = Literal["forbidden", "all", "none"]
 FINDING_EVENTS: tuple[FindingEvents, ...] = ("forbidden", "all", "none")
 
 
-#: id(spec) → (spec, its span attributes): a spec's attributes (its schema as JSON included) are
-#: built once, not per call; the spec is kept so an id is never reused for another spec
-_SPEC_ATTRIBUTES: dict[int, tuple[ToolSpec, dict[str, Any]]] = {}
+#: (id(spec), openinference) → (spec, its span attributes): a spec's attributes (its schema as
+#: JSON included) are built once, not per call; the spec is kept so an id is never reused for
+#: another spec
+_SPEC_ATTRIBUTES: dict[tuple[int, bool], tuple[ToolSpec, dict[str, Any]]] = {}
 _SPEC_CACHE_SIZE = 1024
 
 
-def _spec_attributes(spec: ToolSpec) -> dict[str, Any]:
-    cached = _SPEC_ATTRIBUTES.get(id(spec))
+def _spec_attributes(spec: ToolSpec, openinference: bool) -> dict[str, Any]:
+    cached = _SPEC_ATTRIBUTES.get((id(spec), openinference))
     if cached is not None and cached[0] is spec:
         return cached[1]
     attributes: dict[str, Any] = {
         A.GEN_AI_OPERATION_NAME: A.GEN_AI_OPERATION_EXECUTE_TOOL,
         A.GEN_AI_TOOL_NAME: spec.name,
         A.GEN_AI_TOOL_TYPE: "function",
-        A.OPENINFERENCE_SPAN_KIND: "TOOL",
-        A.OPENINFERENCE_TOOL_NAME: spec.name,
         A.TPGUARD_SINK: spec.sink,
     }
     description = spec.description or spec.purpose
     if description:
         attributes[A.GEN_AI_TOOL_DESCRIPTION] = description
-        attributes[A.OPENINFERENCE_TOOL_DESCRIPTION] = description
     if spec.purpose:
         attributes[A.TPGUARD_PURPOSE] = spec.purpose
     if spec.free_text:
         attributes[A.TPGUARD_FREE_TEXT] = list(spec.free_text)
-    if spec.input_schema:
-        attributes[A.OPENINFERENCE_TOOL_PARAMETERS] = json.dumps(spec.input_schema, sort_keys=True)
+    if openinference:
+        attributes[A.OPENINFERENCE_SPAN_KIND] = "TOOL"
+        attributes[A.OPENINFERENCE_TOOL_NAME] = spec.name
+        if description:
+            attributes[A.OPENINFERENCE_TOOL_DESCRIPTION] = description
+        if spec.input_schema:
+            attributes[A.OPENINFERENCE_TOOL_PARAMETERS] = json.dumps(spec.input_schema, sort_keys=True)
     if len(_SPEC_ATTRIBUTES) >= _SPEC_CACHE_SIZE:
         _SPEC_ATTRIBUTES.clear()
-    _SPEC_ATTRIBUTES[id(spec)] = (spec, attributes)
+    _SPEC_ATTRIBUTES[(id(spec), openinference)] = (spec, attributes)
     return attributes
 
 
-def start_tool_span(tracer: Tracer, spec: ToolSpec, call_id: str | None) -> Span:
+def start_tool_span(tracer: Tracer, spec: ToolSpec, call_id: str | None,
+                    openinference: bool = False) -> Span:
     """The ``execute_tool {tool}`` span; the spec's attributes come from a per-spec cache (the
-    span gets a copy), so a call costs the span itself plus the call id."""
-    attributes = dict(_spec_attributes(spec))  # a copy: a tracer may keep what it is given
+    span gets a copy), so a call costs the span itself plus the call id. ``openinference`` adds
+    the OpenInference names of the same facts (``openinference.span.kind=TOOL``, ``tool.*``)."""
+    attributes = dict(_spec_attributes(spec, openinference))  # a copy: a tracer may keep it
     if call_id:
         attributes[A.GEN_AI_TOOL_CALL_ID] = call_id
-        attributes[A.OPENINFERENCE_TOOL_ID] = call_id
+        if openinference:
+            attributes[A.OPENINFERENCE_TOOL_ID] = call_id
     return tracer.start_span(f"execute_tool {spec.name}", kind=SpanKind.INTERNAL, attributes=attributes)
 
 
@@ -93,26 +104,26 @@ def record_decision(
     span: Span, decision: Decision, content: ContentPolicy, call: CallView | None,
     canonical: Callable[[str], str | None] | None = None,
     max_events: int | None = DEFAULT_FINDING_EVENTS, events: FindingEvents = "forbidden",
+    openinference: bool = False,
 ) -> None:
-    """Attributes, capped finding events and rendered arguments of one decided call.
-    O(findings + size of the call); nothing at all when the span is not recording."""
+    """Attributes, capped finding events and (when the content policy records them) rendered
+    arguments of one decided call. O(findings + size of the call); nothing at all when the span
+    is not recording."""
     if not span.is_recording():
         return
     findings, forbidden = decision.findings, decision.forbidden
     attrs = _summary(decision)
-    attrs[A.TPGUARD_ARGUMENTS_MODE] = content.mode
-    if call is not None:
-        leaves = call.table.leaves
-        if any(leaf.free_text for leaf in leaves):
-            attrs[A.TPGUARD_FREE_TEXT_SLOTS] = [call.path(i) for i, leaf in enumerate(leaves)
-                                                if leaf.free_text and leaf.text and not leaf.is_key]
-        rendered = content.render_call(call, canonical)
-    else:  # the guard failed before it had a table: record no arguments at all
-        rendered = None
+    rendered = None
+    if call is not None:  # (no table: the guard failed before it had one; record no arguments)
+        if any(leaf.free_text for leaf in call.table.leaves):
+            attrs[A.TPGUARD_FREE_TEXT_SLOTS] = _slots(call)
+        rendered = content.render_call(call, canonical)  # None unless content is recorded
     if rendered is not None:
         attrs[A.TPGUARD_ARGUMENTS] = rendered
-        attrs[A.OPENINFERENCE_INPUT_VALUE] = rendered
-        attrs[A.OPENINFERENCE_INPUT_MIME_TYPE] = "application/json"
+        attrs[A.TPGUARD_ARGUMENTS_MODE] = content.mode
+        if openinference:
+            attrs[A.OPENINFERENCE_INPUT_VALUE] = rendered
+            attrs[A.OPENINFERENCE_INPUT_MIME_TYPE] = "application/json"
         if content.mode == "raw":
             attrs[A.GEN_AI_TOOL_CALL_ARGUMENTS] = rendered
     eventful: Sequence[Finding] = (() if events == "none" else forbidden if events == "forbidden"
@@ -139,6 +150,12 @@ def record_decision(
         span.set_status(Status(StatusCode.ERROR, "blocked by tpguard"))
 
 
+def _slots(call: CallView) -> list[str]:
+    """Display paths of the call's non-empty free-text leaves (FTSlotRate from spans)."""
+    leaves = call.table.leaves
+    return [call.path(i) for i, leaf in enumerate(leaves) if leaf.free_text and leaf.text and not leaf.is_key]
+
+
 def _sorted(field: Callable[[Any], str], findings: Sequence[Any]) -> list[str]:
     """Sorted unique values of one field (C-level ``map``/``set``: no Python code per finding)."""
     return sorted(set(map(field, findings)))
@@ -154,10 +171,11 @@ def _summary(decision: Decision) -> dict[str, Any]:
         A.TPGUARD_DECISION: decision.action,
         A.TPGUARD_FINDING_COUNT: len(findings),
         A.TPGUARD_FORBIDDEN_COUNT: len(forbidden),
-        A.TPGUARD_FORBIDDEN_ATOM_IDS: _sorted(_ID, forbidden),
-        A.TPGUARD_FORBIDDEN_ATOM_TYPES: _sorted(_TYPE, forbidden),
-        A.TPGUARD_FORBIDDEN_FIELDS: _sorted(_PATH, forbidden),
     }
+    if forbidden:  # absent lists are empty ones: list attributes cost the SDK ~3x a string
+        attrs[A.TPGUARD_FORBIDDEN_ATOM_IDS] = _sorted(_ID, forbidden)
+        attrs[A.TPGUARD_FORBIDDEN_ATOM_TYPES] = _sorted(_TYPE, forbidden)
+        attrs[A.TPGUARD_FORBIDDEN_FIELDS] = _sorted(_PATH, forbidden)
     if findings:
         attrs[A.TPGUARD_FINDINGS_ATOM_IDS] = _sorted(_ID, findings)
         attrs[A.TPGUARD_FINDINGS_TYPES] = _sorted(_TYPE, findings)
