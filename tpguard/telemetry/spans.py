@@ -115,8 +115,10 @@ def record_decision(
     attrs = _summary(decision)
     rendered = None
     if call is not None:  # (no table: the guard failed before it had one; record no arguments)
-        if any(leaf.free_text for leaf in call.table.leaves):
-            attrs[A.TPGUARD_FREE_TEXT_SLOTS] = _slots(call)
+        leaves = call.table.leaves
+        if any(leaf.free_text for leaf in leaves):  # the non-empty free-text slots (FTSlotRate)
+            attrs[A.TPGUARD_FREE_TEXT_SLOTS] = [call.path(i) for i, leaf in enumerate(leaves)
+                                                if leaf.free_text and leaf.text and not leaf.is_key]
         rendered = content.render_call(call, canonical)  # None unless content is recorded
     if rendered is not None:
         attrs[A.TPGUARD_ARGUMENTS] = rendered
@@ -148,12 +150,6 @@ def record_decision(
         })
     if decision.action == "block":
         span.set_status(Status(StatusCode.ERROR, "blocked by tpguard"))
-
-
-def _slots(call: CallView) -> list[str]:
-    """Display paths of the call's non-empty free-text leaves (FTSlotRate from spans)."""
-    leaves = call.table.leaves
-    return [call.path(i) for i, leaf in enumerate(leaves) if leaf.free_text and leaf.text and not leaf.is_key]
 
 
 def _sorted(field: Callable[[Any], str], findings: Sequence[Any]) -> list[str]:
