@@ -74,8 +74,9 @@ def _bare_tool() -> Any:
 
 
 def _intercept_sdk(bench: Bench, args: dict[str, str]) -> None:
-    """intercept_sdk (redact: the target figure, as measured since issue 9) and
-    intercept_sdk_enforce (informational: the same call withheld)."""
+    """intercept_sdk (enforce, the target figure: the same call and mode as ``check_enforce`` and
+    ``guarded_langchain``, plus the span) and intercept_sdk_redact (informational: the call
+    rewritten, re-scanned, its arguments' rewrite recorded, then the tool runs)."""
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -83,7 +84,7 @@ def _intercept_sdk(bench: Bench, args: dict[str, str]) -> None:
     provider = TracerProvider()
     exporter = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    modes: tuple[tuple[Mode, str], ...] = (("redact", "intercept_sdk"), ("enforce", "intercept_sdk_enforce"))
+    modes: tuple[tuple[Mode, str], ...] = (("enforce", "intercept_sdk"), ("redact", "intercept_sdk_redact"))
     for mode, name in modes:
         guard = Guard(policy(10), mode=mode, tracer_provider=provider)
 
@@ -110,7 +111,7 @@ def _baselines(bench: Bench, args: dict[str, str]) -> None:
 
 
 def call_figures(bench: Bench) -> None:
-    """bare_langchain, check_{audit,enforce,redact}, intercept_sdk(_enforce), guarded_langchain (enforce),
+    """bare_langchain, check_{audit,enforce,redact}, intercept_sdk(_redact), guarded_langchain (enforce),
     guarded_langchain_redact, langchain_pii, presidio — all on the typical call, the guard holding 10 atoms."""
     from tpguard.adapters.langchain import guard_tool
 

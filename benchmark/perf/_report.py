@@ -63,11 +63,11 @@ RATIOS: tuple[RatioSpec, ...] = (
 
 #: Ratios shown beside the targets, without one (``--check`` ignores them): ``(key, numerator,
 #: denominator)``. The guarded LangChain call's target is measured in ``enforce`` (the default
-#: deployment); its ``redact`` cost is reported here so nothing is hidden. ``intercept`` with
-#: SDK spans keeps its target in ``redact``; its ``enforce`` cost is shown beside it.
+#: deployment), and so is ``intercept`` with SDK spans (the same call as ``check_enforce``, plus
+#: its span); their ``redact`` costs are reported here so nothing is hidden.
 INFO_RATIOS: tuple[tuple[str, str, str], ...] = (
     ("guarded_langchain_redact/bare_langchain", "guarded_langchain_redact", "bare_langchain"),
-    ("intercept_sdk_enforce/bare_langchain", "intercept_sdk_enforce", "bare_langchain"),
+    ("intercept_sdk_redact/bare_langchain", "intercept_sdk_redact", "bare_langchain"),
 )
 
 

@@ -36,13 +36,13 @@ def test_json_has_every_ratio_with_a_value_and_a_target(tiny_run: dict) -> None:
     # the guarded call's redact cost is reported beside the enforce target, never hidden
     info = tiny_run["info_ratios"]["guarded_langchain_redact/bare_langchain"]
     assert info["value"] > 0 and info["numerator"] == "guarded_langchain_redact"
-    assert tiny_run["info_ratios"]["intercept_sdk_enforce/bare_langchain"]["value"] > 0
+    assert tiny_run["info_ratios"]["intercept_sdk_redact/bare_langchain"]["value"] > 0
 
 
 def test_figures_are_positive_and_cover_every_measurement(tiny_run: dict) -> None:
     figures = tiny_run["figures"]
     expected = {"bare_langchain", "check_audit", "check_enforce", "check_redact", "intercept_sdk",
-                "intercept_sdk_enforce",
+                "intercept_sdk_redact",
                 "guarded_langchain", "guarded_langchain_redact", "langchain_pii", "presidio", "atoms_10", "atoms_200",
                 "single_1kb", "single_4kb", "multiline_1kb", "multiline_4kb", "redact_100_leaves",
                 "redact_400_leaves", "session_entry_200_atoms", "register_50_at_once",
