@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._cases import Bench, atom_series, call_figures
-from ._measure import Figure, MeasurementTimeout, measure
+from ._measure import Figure, MeasurementTimeout, measure, measure_interleaved
 from ._report import INFO_RATIOS, RATIOS, Ratio, info_ratios, ratios, render, to_json
 from ._scaling import length_series, nested_series, session_figures
 from ._workload import SIZES, Sizes
 
 __all__ = ["INFO_RATIOS", "RATIOS", "SIZES", "Figure", "MeasurementTimeout", "PerfRun", "Ratio", "Sizes",
-           "info_ratios", "machine", "measure", "ratios", "render", "run_perf", "to_json"]
+           "info_ratios", "machine", "measure", "measure_interleaved", "ratios", "render", "run_perf", "to_json"]
 
 
 @dataclass(frozen=True)

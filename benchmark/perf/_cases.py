@@ -18,7 +18,7 @@ from opentelemetry.trace import NoOpTracerProvider
 from tpguard import Guard
 from tpguard.guard import Mode
 
-from ._measure import Figure, measure
+from ._measure import Figure, measure, measure_interleaved
 from ._workload import SPEC, Sizes, count_label, create_ticket, policy, typical_arguments
 
 if TYPE_CHECKING:
@@ -54,6 +54,12 @@ class Bench:
                                            cap_s=self.sizes.cap_s, **kw)
         return fig
 
+    def time_together(self, fns: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]]) -> None:
+        """Figures measured in turns (:func:`~._measure.measure_interleaved`): the per-call
+        figures whose ratios are targets see the same machine load."""
+        self.progress(", ".join(fns))
+        self.figures.update(measure_interleaved(fns, budget_s=self.sizes.budget_s, cap_s=self.sizes.cap_s))
+
     def series(self, items: Iterable[tuple[str, Make]], **kw: Any) -> None:
         """Measure growing sizes in order; once one times out, the larger ones are skipped
         (reported as timed out, at least as slow as the one that was stopped)."""
@@ -73,10 +79,11 @@ def _bare_tool() -> Any:
     return StructuredTool.from_function(create_ticket)
 
 
-def _intercept_sdk(bench: Bench, args: dict[str, str]) -> None:
+def _intercept_sdk(args: dict[str, str], fns: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]]) -> Any:
     """intercept_sdk (enforce, the target figure: the same call and mode as ``check_enforce`` and
     ``guarded_langchain``, plus the span) and intercept_sdk_redact (informational: the call
-    rewritten, re-scanned, its arguments' rewrite recorded, then the tool runs)."""
+    rewritten, re-scanned, its arguments' rewrite recorded, then the tool runs). Returns the
+    provider, to shut down once they are measured."""
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -93,8 +100,8 @@ def _intercept_sdk(bench: Bench, args: dict[str, str]) -> None:
                 if not ic.decision.blocked:
                     create_ticket(**ic.arguments)
 
-        bench.time(name, call, setup=exporter.clear)
-    provider.shutdown()
+        fns[name] = (call, exporter.clear)
+    return provider
 
 
 def _baselines(bench: Bench, args: dict[str, str]) -> None:
@@ -112,16 +119,19 @@ def _baselines(bench: Bench, args: dict[str, str]) -> None:
 
 def call_figures(bench: Bench) -> None:
     """bare_langchain, check_{audit,enforce,redact}, intercept_sdk(_redact), guarded_langchain (enforce),
-    guarded_langchain_redact, langchain_pii, presidio — all on the typical call, the guard holding 10 atoms."""
+    guarded_langchain_redact — all on the typical call, the guard holding 10 atoms, measured in
+    turns so that each ratio to the bare call compares figures taken under the same load — then
+    the baselines langchain_pii and presidio."""
     from tpguard.adapters.langchain import guard_tool
 
     args = typical_arguments()
     bare = _bare_tool()
-    bench.time("bare_langchain", lambda: bare.invoke(args))
+    fns: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]] = {
+        "bare_langchain": (lambda: bare.invoke(args), None)}
     guard = bench.guard(10)
     for mode in ("audit", "enforce", "redact"):
-        bench.time(f"check_{mode}", partial(guard.check, SPEC, args, mode=mode))
-    _intercept_sdk(bench, args)
+        fns[f"check_{mode}"] = (partial(guard.check, SPEC, args, mode=mode), None)
+    provider = _intercept_sdk(args, fns)
     # Spans to a no-op provider: what a deployment without an OTel SDK runs. The target figure is
     # the default deployment, ``enforce`` (the typical call is withheld: LangChain hands the model
     # the guard's message); ``redact`` (rewrite, re-scan, then the tool runs) is its own figure,
@@ -132,13 +142,9 @@ def call_figures(bench: Bench) -> None:
         guarded = guard_tool(_bare_tool(), purpose=SPEC.purpose, sink=SPEC.sink,
                              free_text=SPEC.free_text,
                              guard=Guard(policy(10), mode=mode, tracer_provider=NoOpTracerProvider()))
-        bench.time(name, partial(guarded.invoke, args))
-    # The baseline again, after the guarded figures, and the lower median kept: a burst of load
-    # on a shared machine during one measurement of the baseline must not flatter the guard.
-    first = bench.figures["bare_langchain"]
-    again = bench.time("bare_langchain", lambda: bare.invoke(args))
-    if first.median_ns is not None and (again.median_ns is None or first.median_ns < again.median_ns):
-        bench.figures["bare_langchain"] = first
+        fns[name] = (partial(guarded.invoke, args), None)
+    bench.time_together(fns)
+    provider.shutdown()
     _baselines(bench, args)
 
 

@@ -8,6 +8,11 @@ reported from that single call. One call longer than ``cap_s`` is interrupted (`
 on the main thread of a POSIX process) and reported as timed out, with the cap as a lower bound:
 a quadratic core must show up as a figure, not as a run that never ends.
 
+``measure_interleaved(fns)`` times several operations in turns — one batch of each per round —
+so that figures whose ratio is a target share the machine's slow and fast phases: on a shared
+machine the same call's median moves by ±30 % between two measurements seconds apart, which
+measuring a numerator and its denominator one after the other turns into the ratio's own noise.
+
 ``pyperf``/``timeit`` were not used: ``timeit`` has no time budget or cap, and ``pyperf`` spawns
 worker processes, which would rebuild the 100,000-atom guard in each.
 """
@@ -24,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["Figure", "MeasurementTimeout", "deadline", "measure"]
+__all__ = ["Figure", "MeasurementTimeout", "deadline", "measure", "measure_interleaved"]
 
 _BATCH_NS = 2_000_000  # a batch of fast calls lasts ~2 ms, far above the timer's resolution
 _SLOW_NS = 1_000_000_000  # a first call this slow is the figure (cold-start effects are small)
@@ -156,3 +161,72 @@ def _samples(fn: Callable[[], Any], budget_s: float, cap_s: float, min_repeats: 
         if spent >= _OVERRUN * budget_ns or spent + ns > cap_ns:
             break  # slow calls: fewer samples rather than a run that takes minutes
     return Figure(statistics.median(samples), n=len(samples), calls=calls)
+
+
+@dataclass
+class _Turn:
+    fn: Callable[[], Any]
+    setup: Callable[[], Any] | None
+    calls: int = 1
+    spent: int = 0
+    samples: list[float] | None = None
+    figure: Figure | None = None  # set when the operation is done (slow, or timed out)
+
+
+def measure_interleaved(
+    fns: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]],
+    *,
+    budget_s: float,
+    cap_s: float,
+    min_repeats: int = 5,
+    max_repeats: int = 200,
+) -> dict[str, Figure]:
+    """Median ns per call of each ``fn`` (``name → (fn, setup)``), sampled in rounds: every round
+    times one batch of each operation still running, so all of them see the same load. Each one is
+    warmed up and calibrated as :func:`measure` does, gets at least ``min_repeats`` samples and
+    ``budget_s`` of timed calls, and is stopped, as there, when slow or past its cap."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        turns = {name: _Turn(fn, setup) for name, (fn, setup) in fns.items()}
+        for t in turns.values():
+            _calibrate(t, budget_s, cap_s)
+        budget_ns, cap_ns = budget_s * 1e9, cap_s * 1e9
+        while True:
+            running = [t for t in turns.values() if t.figure is None]
+            if not running:
+                break
+            # untimed: the cyclic garbage of the last round (LangChain's run managers, spans)
+            # goes, as it would between two figures measured one after the other
+            gc.collect(0)
+            for t in running:
+                try:
+                    ns = _one(t.fn, t.calls, cap_s, t.setup, None)
+                except MeasurementTimeout:
+                    t.figure = Figure.timeout(cap_ns)
+                    continue
+                assert t.samples is not None
+                t.spent += ns
+                t.samples.append(ns / t.calls)
+                n = len(t.samples)
+                enough = t.spent >= budget_ns and n >= min_repeats
+                if enough or n >= max_repeats or t.spent >= _OVERRUN * budget_ns or t.spent + ns > cap_ns:
+                    t.figure = Figure(statistics.median(t.samples), n=n, calls=t.calls)
+        return {name: t.figure for name, t in turns.items() if t.figure is not None}
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _calibrate(t: _Turn, budget_s: float, cap_s: float) -> None:
+    try:
+        warm = _one(t.fn, 1, cap_s, t.setup, None)
+        if warm >= max(budget_s * 1e9, _SLOW_NS):
+            t.figure = Figure(float(warm), n=1, calls=1)
+            return
+        t.calls = max(1, _BATCH_NS // max(_one(t.fn, 1, cap_s, t.setup, None), 1))
+        if t.calls > 1:
+            _one(t.fn, t.calls, cap_s, t.setup, None)
+        t.samples = []
+    except MeasurementTimeout:
+        t.figure = Figure.timeout(cap_s * 1e9)

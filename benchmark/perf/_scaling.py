@@ -24,7 +24,7 @@ from functools import partial
 from typing import Any
 
 from ._cases import Bench
-from ._measure import MeasurementTimeout, deadline
+from ._measure import Figure, MeasurementTimeout, deadline
 from ._workload import (
     NESTED_SPEC,
     SPEC,
@@ -57,9 +57,17 @@ def length_series(bench: Bench) -> None:
         args = {**base, "note": long_text(size, multiline=multiline)}
         return lambda: guard.check(SPEC, args, mode="redact")
 
-    for kind, multiline in (("single", False), ("multiline", True)):
-        bench.series((f"{kind}_{size_label(n)}", partial(make, n, multiline))
-                     for n in bench.sizes.lengths)
+    # Each size's single-spaced and multi-line figures are measured in turns (their ratio is a
+    # target); once either times out, the larger sizes are skipped, reported at its bound.
+    stopped: Figure | None = None
+    for n in bench.sizes.lengths:
+        names = [f"{kind}_{size_label(n)}" for kind in ("single", "multiline")]
+        if stopped is not None:
+            for name in names:
+                bench.figures[name] = Figure.timeout(stopped.at_least_ns or 0.0, skipped=True)
+            continue
+        bench.time_together({names[0]: (make(n, False), None), names[1]: (make(n, True), None)})
+        stopped = next((bench.figures[name] for name in names if bench.figures[name].timed_out), None)
 
 
 def nested_series(bench: Bench) -> None:

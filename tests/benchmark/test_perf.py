@@ -10,7 +10,7 @@ import time
 import pytest
 from typer.testing import CliRunner
 
-from tpguard.benchmark.perf import RATIOS, SIZES, Figure, measure, ratios
+from tpguard.benchmark.perf import RATIOS, SIZES, Figure, measure, measure_interleaved, ratios
 from tpguard.benchmark.perf._workload import case_atoms, long_text, make_atoms, nested_arguments
 from tpguard.cli import app
 
@@ -113,6 +113,35 @@ def test_measure_caps_a_call_that_would_hang() -> None:
     assert time.perf_counter() - t0 < 2.0
     assert fig.timed_out and fig.median_ns is None and fig.at_least_ns == pytest.approx(0.2e9)
     assert calls == [1]
+
+
+def test_interleaved_figures_are_sampled_in_turns() -> None:
+    order: list[str] = []
+
+    def op(name: str, n: int) -> None:
+        order.append(name)
+        sum(range(n))
+
+    figs = measure_interleaved({"a": (lambda: op("a", 50), None), "b": (lambda: op("b", 5000), None)},
+                               budget_s=0.02, cap_s=2.0, min_repeats=5)
+    assert set(figs) == {"a", "b"} and all(f.n >= 5 and f.median_ns for f in figs.values())
+    assert figs["b"].median_ns > figs["a"].median_ns  # type: ignore[operator]
+    # after warm-up and calibration (a, a, a…, b, b, b…) the batches alternate: every "b"
+    # batch is followed by an "a" batch until "a" has its samples
+    runs = [name for i, name in enumerate(order) if i == 0 or order[i - 1] != name]
+    assert runs[:2] == ["a", "b"] and runs.count("a") >= 5 and runs.count("b") >= 5
+
+
+def test_interleaved_figure_past_its_cap_times_out_alone() -> None:
+    def slow() -> None:
+        time.sleep(30)
+
+    t0 = time.perf_counter()
+    figs = measure_interleaved({"fast": (lambda: sum(range(10)), None), "slow": (slow, None)},
+                               budget_s=0.01, cap_s=0.2)
+    assert time.perf_counter() - t0 < 2.0
+    assert figs["slow"].timed_out and figs["slow"].at_least_ns == pytest.approx(0.2e9)
+    assert not figs["fast"].timed_out and figs["fast"].n >= 5
 
 
 def test_measure_cap_is_not_swallowed_by_except_exception() -> None:
