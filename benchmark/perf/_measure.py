@@ -26,7 +26,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 __all__ = ["Figure", "MeasurementTimeout", "deadline", "measure", "measure_interleaved"]
@@ -138,29 +138,44 @@ def _one(fn: Callable[[], Any], calls: int, cap_s: float, setup: Callable[[], An
             teardown()
 
 
-def _samples(fn: Callable[[], Any], budget_s: float, cap_s: float, min_repeats: int,
-             max_repeats: int, setup: Callable[[], Any] | None,
-             teardown: Callable[[], Any] | None, batch: bool) -> Figure:
-    budget_ns, cap_ns = budget_s * 1e9, cap_s * 1e9
+def _calibrate(fn: Callable[[], Any], budget_s: float, cap_s: float, setup: Callable[[], Any] | None,
+               teardown: Callable[[], Any] | None, batch: bool) -> Figure | int:
+    """Warm up, then calibrate on a second call (the first one fills caches and memos): the
+    figure itself for an operation whose first call is slow, else the calls per batch."""
     warm = _one(fn, 1, cap_s, setup, teardown)
-    if warm >= max(budget_ns, _SLOW_NS):  # a slow operation: its one call is the figure
+    if warm >= max(budget_s * 1e9, _SLOW_NS):  # a slow operation: its one call is the figure
         return Figure(float(warm), n=1, calls=1)
     calls = 1
-    if batch:  # calibrate on a second call: the first one fills caches and memos
+    if batch:
         calls = max(1, _BATCH_NS // max(_one(fn, 1, cap_s, setup, teardown), 1))
         if calls > 1:
             _one(fn, calls, cap_s, setup, teardown)
+    return calls
+
+
+def _enough(samples: int, spent: int, last: int, budget_ns: float, cap_ns: float, min_repeats: int,
+            max_repeats: int) -> bool:
+    """Stop sampling: the budget and the repeats are reached, or the calls are slow (fewer samples
+    rather than a run that takes minutes)."""
+    return ((spent >= budget_ns and samples >= min_repeats) or samples >= max_repeats
+            or spent >= _OVERRUN * budget_ns or spent + last > cap_ns)
+
+
+def _samples(fn: Callable[[], Any], budget_s: float, cap_s: float, min_repeats: int,
+             max_repeats: int, setup: Callable[[], Any] | None,
+             teardown: Callable[[], Any] | None, batch: bool) -> Figure:
+    calls = _calibrate(fn, budget_s, cap_s, setup, teardown, batch)
+    if isinstance(calls, Figure):
+        return calls
+    budget_ns, cap_ns = budget_s * 1e9, cap_s * 1e9
     samples: list[float] = []
     spent = 0
-    while len(samples) < max_repeats:
+    while True:
         ns = _one(fn, calls, cap_s, setup, teardown)
         spent += ns
         samples.append(ns / calls)
-        if spent >= budget_ns and len(samples) >= min_repeats:
-            break
-        if spent >= _OVERRUN * budget_ns or spent + ns > cap_ns:
-            break  # slow calls: fewer samples rather than a run that takes minutes
-    return Figure(statistics.median(samples), n=len(samples), calls=calls)
+        if _enough(len(samples), spent, ns, budget_ns, cap_ns, min_repeats, max_repeats):
+            return Figure(statistics.median(samples), n=len(samples), calls=calls)
 
 
 @dataclass
@@ -169,8 +184,8 @@ class _Turn:
     setup: Callable[[], Any] | None
     calls: int = 1
     spent: int = 0
-    samples: list[float] | None = None
-    figure: Figure | None = None  # set when the operation is done (slow, or timed out)
+    samples: list[float] = field(default_factory=list)
+    figure: Figure | None = None  # set when the operation is done (slow, timed out, or sampled)
 
 
 def measure_interleaved(
@@ -183,19 +198,23 @@ def measure_interleaved(
 ) -> dict[str, Figure]:
     """Median ns per call of each ``fn`` (``name → (fn, setup)``), sampled in rounds: every round
     times one batch of each operation still running, so all of them see the same load. Each one is
-    warmed up and calibrated as :func:`measure` does, gets at least ``min_repeats`` samples and
-    ``budget_s`` of timed calls, and is stopped, as there, when slow or past its cap."""
+    warmed up, calibrated and stopped exactly as :func:`measure` does (batched; a timeout ends
+    only its own figure)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         turns = {name: _Turn(fn, setup) for name, (fn, setup) in fns.items()}
-        for t in turns.values():
-            _calibrate(t, budget_s, cap_s)
         budget_ns, cap_ns = budget_s * 1e9, cap_s * 1e9
-        while True:
-            running = [t for t in turns.values() if t.figure is None]
-            if not running:
-                break
+        for t in turns.values():
+            try:
+                calls = _calibrate(t.fn, budget_s, cap_s, t.setup, None, True)
+            except MeasurementTimeout:
+                calls = Figure.timeout(cap_ns)
+            if isinstance(calls, Figure):
+                t.figure = calls
+            else:
+                t.calls = calls
+        while running := [t for t in turns.values() if t.figure is None]:
             # untimed: the cyclic garbage of the last round (LangChain's run managers, spans)
             # goes, as it would between two figures measured one after the other
             gc.collect(0)
@@ -205,28 +224,11 @@ def measure_interleaved(
                 except MeasurementTimeout:
                     t.figure = Figure.timeout(cap_ns)
                     continue
-                assert t.samples is not None
                 t.spent += ns
                 t.samples.append(ns / t.calls)
-                n = len(t.samples)
-                enough = t.spent >= budget_ns and n >= min_repeats
-                if enough or n >= max_repeats or t.spent >= _OVERRUN * budget_ns or t.spent + ns > cap_ns:
-                    t.figure = Figure(statistics.median(t.samples), n=n, calls=t.calls)
+                if _enough(len(t.samples), t.spent, ns, budget_ns, cap_ns, min_repeats, max_repeats):
+                    t.figure = Figure(statistics.median(t.samples), n=len(t.samples), calls=t.calls)
         return {name: t.figure for name, t in turns.items() if t.figure is not None}
     finally:
         if enabled:
             gc.enable()
-
-
-def _calibrate(t: _Turn, budget_s: float, cap_s: float) -> None:
-    try:
-        warm = _one(t.fn, 1, cap_s, t.setup, None)
-        if warm >= max(budget_s * 1e9, _SLOW_NS):
-            t.figure = Figure(float(warm), n=1, calls=1)
-            return
-        t.calls = max(1, _BATCH_NS // max(_one(t.fn, 1, cap_s, t.setup, None), 1))
-        if t.calls > 1:
-            _one(t.fn, t.calls, cap_s, t.setup, None)
-        t.samples = []
-    except MeasurementTimeout:
-        t.figure = Figure.timeout(cap_s * 1e9)
