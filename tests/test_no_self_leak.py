@@ -28,11 +28,13 @@ from tpguard.benchmark.runner.config import select_cases
 
 pytestmark = pytest.mark.slow
 
-# Embedded images and library bundles are not content the run wrote: drop them before scanning
-# (a base64 PNG or a minified plotting library can contain a short digit run by chance).
+# Embedded images, library bundles and random ids are not content the run wrote: drop them before
+# scanning (a base64 PNG, a minified plotting library or a UUID4 — plotly names each figure's div
+# with one — can contain a short digit run such as a card suffix by chance).
 _DATA_URI = re.compile(r"data:[a-z/+.-]+;base64,[A-Za-z0-9+/=]+")
 _LIBRARY_SCRIPT = re.compile(r"<script>(?:(?!</script>).){20000,}?</script>", re.S)
 _HEX_ID = re.compile(r"\b[0-9a-f]{16,32}\b")
+_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b")
 
 
 class _Capture(logging.Handler):
@@ -59,20 +61,25 @@ def _forms(cases: list[Any]) -> dict[str, set[str]]:
 def _shareable(text: str) -> str:
     text = _LIBRARY_SCRIPT.sub("", text)
     text = _DATA_URI.sub("", text)
+    text = _UUID.sub("", text)
     return _HEX_ID.sub("", text)
 
 
 def _find(haystack: str, forms: dict[str, set[str]]) -> list[str]:
+    """``case/atom: N-char form in '…context…'`` for every form found; the context is the text
+    around the hit with the form itself written as ``<form>``, so a failure says where (and
+    whether it is a real leak or a chance digit run) without printing the value."""
     low = haystack.casefold()
     hits = []
     for key, values in forms.items():
         for form in values:
             f = form.casefold()
-            if f.isdigit():  # a bare number counts only as a whole number, not inside another
-                if re.search(rf"(?<![0-9]){re.escape(f)}(?![0-9])", low):
-                    hits.append(f"{key}: {len(form)}-char form")
-            elif f in low:
-                hits.append(f"{key}: {len(form)}-char form")
+            # a bare number counts only as a whole number, not inside another
+            pattern = rf"(?<![0-9]){re.escape(f)}(?![0-9])" if f.isdigit() else re.escape(f)
+            m = re.search(pattern, low)
+            if m:
+                around = low[max(0, m.start() - 40):m.start()] + "<form>" + low[m.end():m.end() + 40]
+                hits.append(f"{key}: {len(form)}-char form in {around!r}")
     return hits
 
 
