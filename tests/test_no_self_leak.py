@@ -78,7 +78,10 @@ def _find(haystack: str, forms: dict[str, set[str]]) -> list[str]:
             pattern = rf"(?<![0-9]){re.escape(f)}(?![0-9])" if f.isdigit() else re.escape(f)
             m = re.search(pattern, low)
             if m:
-                around = low[max(0, m.start() - 40):m.start()] + "<form>" + low[m.end():m.end() + 40]
+                around = (low[max(0, m.start() - 40):m.start()] + "\0" + low[m.end():m.end() + 40])
+                for other in sorted(values, key=len, reverse=True):  # no form of the atom shown
+                    around = around.replace(other.casefold(), "<form>")
+                around = around.replace("\0", "<form>")
                 hits.append(f"{key}: {len(form)}-char form in {around!r}")
     return hits
 
