@@ -35,14 +35,15 @@ from __future__ import annotations
 import itertools
 import logging
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
 from itertools import chain, filterfalse
 from operator import attrgetter
 from pathlib import Path
-from types import MappingProxyType
+from types import MappingProxyType, TracebackType
 from typing import Any
 
 from opentelemetry import context as otel_context
@@ -79,6 +80,7 @@ from .telemetry.content import ArgumentRecording, ContentPolicy
 from .telemetry.exit_spans import record_exit, start_exit_span
 from .telemetry.spans import (
     DEFAULT_FINDING_EVENTS,
+    DEFAULT_SESSION_ID,
     FINDING_EVENTS,
     FindingEvents,
     record_decision,
@@ -107,8 +109,8 @@ class Guard:
     ``policy`` is a :class:`PolicyKB`, a path to a policy file, or ``None`` (tools and atoms
     registered later). Spans go to ``tracer_provider`` (default: the global provider).
     ``limits`` bounds what one call may hold (:class:`Limits`). ``finding_events`` says which
-    findings get a ``tpguard.finding`` span event — ``"forbidden"`` (default), ``"all"`` or
-    ``"none"``; every finding is summarized in span attributes whatever it says — and
+    findings get a ``tpguard.finding`` span event — ``"none"`` (default), ``"forbidden"`` or
+    ``"all"``; every finding is summarized in span attributes whatever it says — and
     ``max_finding_events`` caps them per span (``None``: uncapped). ``record_arguments`` says
     whether spans carry the arguments (default ``"none"``: content capture is opt-in) and
     ``openinference=True`` (or ``TPGUARD_OPENINFERENCE=1``) adds OpenInference's names for
@@ -128,7 +130,7 @@ class Guard:
         tracer_provider: TracerProvider | None = None,
         limits: Limits | None = None,
         max_finding_events: int | None = DEFAULT_FINDING_EVENTS,
-        finding_events: FindingEvents = "forbidden",
+        finding_events: FindingEvents = "none",
         openinference: bool | None = None,
     ) -> None:
         if mode not in MODES:
@@ -154,7 +156,7 @@ class Guard:
         self._tracer = provider.get_tracer("tpguard", __version__)
         # The policy's atoms compile once, here; sessions and register() add small overlays.
         self._base = BaseLayer(self.policy, Detector(self.policy.atoms, fuzzy=fuzzy, pii=pii))
-        self._default = Session(self._id, self._base, (), self._overlay, session_id="default")
+        self._default = Session(self._id, self._base, (), self._overlay, session_id=DEFAULT_SESSION_ID)
 
     def __repr__(self) -> str:
         return f"Guard(mode={self.mode!r}, atoms={len(self.policy.atoms)}, tools={len(self._tools)})"
@@ -563,39 +565,60 @@ class Guard:
         return None
 
     # -- intercepting -------------------------------------------------------------------------
-    @contextmanager
     def intercept(
         self, tool: str | ToolSpec, arguments: Any, *, call_id: str | None = None,
         tracer_provider: TracerProvider | None = None, mode: Mode | None = None,
-    ) -> Iterator[Interception]:
+    ) -> AbstractContextManager[Interception]:
         """Check a call inside its ``execute_tool {tool}`` span; run the tool inside the block.
 
         The span ends when the block exits; an exception from the block is recorded by type only.
         ``tracer_provider`` overrides the guard's own for this call (an instrumentor's provider);
         ``mode`` overrides the guard's mode (an observe-only callback records ``audit``).
         """
-        spec = self.tool_spec(tool)
-        tracer = (self._tracer if tracer_provider is None
+        return _Intercept(self, tool, arguments, call_id, tracer_provider, mode)
+
+
+class _Intercept:
+    """``with guard.intercept(...)``: the call is checked on entering the block and its span ends
+    on leaving it. A class rather than ``@contextmanager``, which costs ~7 k instructions per
+    call more on this hot path (docs/perf.md)."""
+
+    __slots__ = ("_args", "_guard", "_span", "_token")
+
+    def __init__(self, guard: Guard, tool: str | ToolSpec, arguments: Any, call_id: str | None,
+                 tracer_provider: TracerProvider | None, mode: Mode | None) -> None:
+        self._guard = guard
+        self._args = (tool, arguments, call_id, tracer_provider, mode)
+
+    def __enter__(self) -> Interception:
+        guard = self._guard
+        tool, arguments, call_id, tracer_provider, mode = self._args
+        spec = guard.tool_spec(tool)
+        tracer = (guard._tracer if tracer_provider is None
                   else tracer_provider.get_tracer("tpguard", __version__))
-        span = start_tool_span(tracer, spec, call_id, self.openinference)
-        token = otel_context.attach(trace.set_span_in_context(span))
+        span = self._span = start_tool_span(tracer, spec, call_id, guard.openinference)
+        self._token = otel_context.attach(trace.set_span_in_context(span))
         try:
-            decision, call = self._decide(spec, arguments, mode or self.mode)
-            try:
-                if span.is_recording():  # nothing is rendered for a span nobody records
-                    record_decision(span, decision, self._content, call,
-                                    self._session().atom_value, self.max_finding_events,
-                                    self.finding_events, self.openinference)
-                    if decision.exit is not None:
-                        record_exit(span, decision.exit, own_span=False)
-            except Exception as e:  # recording must not break the call
-                _log.error("tpguard: could not record a span (%s)", type(e).__qualname__)
-            yield Interception(decision, span, self, spec, mode, call_id)
-        except GuardViolation:
+            decision, call = guard._decide(spec, arguments, mode or guard.mode)
+        except BaseException:  # (KeyboardInterrupt: _decide turns every Exception into a decision)
+            self.__exit__(*sys.exc_info())
             raise
-        except BaseException as e:
-            record_error(span, e)
-            raise
+        try:
+            if span.is_recording():  # nothing is rendered for a span nobody records
+                record_decision(span, decision, guard._content, call,
+                                guard._session().atom_value, guard.max_finding_events,
+                                guard.finding_events, guard.openinference)
+                if decision.exit is not None:
+                    record_exit(span, decision.exit, own_span=False)
+        except Exception as e:  # recording must not break the call
+            _log.error("tpguard: could not record a span (%s)", type(e).__qualname__)
+        return Interception(decision, span, guard, spec, mode, call_id)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        try:
+            if exc is not None and not isinstance(exc, GuardViolation):
+                record_error(self._span, exc)
         finally:
-            otel_context.detach(token)
-            span.end()
+            otel_context.detach(self._token)
+            self._span.end()

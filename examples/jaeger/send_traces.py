@@ -52,9 +52,10 @@ def run(endpoint: str | None, mode: str) -> None:
     # otlp=True: export even without OTEL_* variables (then to the local Jaeger on :4318)
     provider = configure(service_name="tpguard-example", run_id=run_id, endpoint=endpoint, otlp=True)
     # record_arguments="redacted": show each call's arguments with the atoms typed out (a guard
-    # records no argument content unless asked)
+    # records no argument content unless asked); finding_events="all": one event per finding
+    # (a guard records the summary attributes only unless asked)
     guard = Guard(POLICY, mode=mode, tracer_provider=provider,  # type: ignore[arg-type]
-                  record_arguments="redacted")
+                  record_arguments="redacted", finding_events="all")
     tools = build_tools(guard)
     with agent_run_span(provider, "healthcare-agent", run_id=run_id, case_id="healthcare-table1"):
         print(tools["register_patient"](patient="Maria Gonzalez", phone="415-555-0199",

@@ -43,17 +43,35 @@ def test_span_shape_and_attributes(policy: PolicyKB, tpguard_spans: SpanCapture)
     assert a["tpguard.sink"] == "handoff" and a["tpguard.purpose"].startswith("hand the case")
     assert list(a["tpguard.forbidden.atom_ids"]) == ["name", "phone", "symptom"]
     assert list(a["tpguard.forbidden.atom_types"]) == ["medical", "person_name", "phone"]
+    assert list(a["tpguard.forbidden.fields"]) == ["summary"]
+    assert list(a["tpguard.findings.types"]) == ["medical", "person_name", "phone"]
     assert a["tpguard.finding.count"] == 3 and a["tpguard.session.id"] == "req-1"
-    assert first.status.status_code.name == "ERROR"
-    events = [dict(e.attributes or {}) for e in first.events]
-    assert {(e["tpguard.atom.id"], e["tpguard.path"], e["tpguard.method"], e["tpguard.authorized"])
-            for e in events} == {("name", "summary", "exact", False), ("phone", "summary", "exact", False),
-                                 ("symptom", "summary", "exact", False)}
+    assert first.status.status_code.name == "ERROR" and a["error.type"] == "tpguard.blocked"
     assert list(a["tpguard.free_text.slots"]) == ["summary"]
+    # the summary only by default: per-finding events are opt-in (finding_events=...)
+    assert not first.events and not second.events
+    # each fact once: the purpose is not repeated as a description, the declared free-text
+    # slots are policy (the span lists the call's non-empty ones), atom ids only of forbidden ones
+    assert "gen_ai.tool.description" not in a and "tpguard.free_text" not in a
+    assert "tpguard.findings.atom_ids" not in a
     b = second.attributes or {}
     assert b["tpguard.decision"] == "allow" and b["tpguard.forbidden.count"] == 0
     assert not any(k.startswith("tpguard.forbidden.") and k != "tpguard.forbidden.count" for k in b)
     assert second.status.status_code.name == "UNSET"
+    g.check("notify_patient", {"message": "x"})
+    run(g, "notify_patient", {"message": "outside any session"})
+    assert "tpguard.session.id" not in (tpguard_spans.tool_spans()[-1].attributes or {})
+
+
+def test_a_tool_description_is_recorded_as_such(tpguard_spans: SpanCapture) -> None:
+    from tpguard import ToolSpec
+
+    g = Guard(tracer_provider=tpguard_spans.provider, openinference=True)
+    spec = ToolSpec(name="lookup", purpose="find an order", description="Look an order up by id.")
+    run(g, spec, {"order": "A-1"})
+    a = tpguard_spans.tool_spans()[0].attributes or {}
+    assert a["gen_ai.tool.description"] == a["tool.description"] == "Look an order up by id."
+    assert a["tpguard.purpose"] == "find an order"
 
 
 @pytest.mark.parametrize("how", ["argument", "environment"])
@@ -66,7 +84,7 @@ def test_openinference_names_on_request(policy: PolicyKB, tpguard_spans: SpanCap
     run(g, "team_handoff", {"summary": SUMMARY}, call_id="call_7")
     a = tpguard_spans.tool_spans()[0].attributes or {}
     assert a["openinference.span.kind"] == "TOOL" and a["tool.name"] == "team_handoff"
-    assert a["tool.id"] == "call_7" and a["tool.description"] == a["gen_ai.tool.description"]
+    assert a["tool.id"] == "call_7" and "tool.description" not in a  # (no description: a purpose)
     assert a["input.value"] == a["tpguard.arguments"] and a["input.mime_type"] == "application/json"
     assert "<person_name>" in a["input.value"] and "Maria" not in a["input.value"]
 
@@ -144,7 +162,8 @@ def test_jsonl_exporter_writes_one_line_per_span(policy: PolicyKB, tmp_path: Pat
     provider.shutdown()
     lines = [json.loads(x) for x in (tmp_path / "spans.jsonl").read_text().splitlines()]
     assert [x["name"] for x in lines] == ["execute_tool team_handoff", "execute_tool notify_patient"]
-    assert lines[0]["attributes"]["tpguard.decision"] == "block" and len(lines[0]["events"]) == 3
+    assert lines[0]["attributes"]["tpguard.decision"] == "block"
+    assert lines[0]["attributes"]["tpguard.forbidden.count"] == 3
     assert all(v not in (tmp_path / "spans.jsonl").read_text() for v in VALUES)
 
 
@@ -157,24 +176,25 @@ def test_hash_tags_one_fact_the_same_whatever_its_form(policy: PolicyKB, tpguard
 
 def test_findings_are_summarized_and_events_capped(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
     args = {"summary": " ".join(f"({i}) Maria Gonzalez 415-555-0199" for i in range(15))}  # 30 findings
-    g = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider)
+    g = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider, finding_events="forbidden")
     run(g, "team_handoff", args)
     span = tpguard_spans.tool_spans()[0]
     a = span.attributes or {}
     assert a["tpguard.finding.count"] == 30 and a["tpguard.forbidden.count"] == 30
     assert list(a["tpguard.findings.types"]) == ["person_name", "phone"]
-    assert list(a["tpguard.findings.methods"]) == ["exact"]
-    assert list(a["tpguard.findings.fields"]) == ["summary"]
+    assert list(a["tpguard.forbidden.fields"]) == ["summary"]
     assert len(span.events) == 16 and a["tpguard.finding.events_dropped"] == 14
     tpguard_spans.clear()
-    uncapped = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider, max_finding_events=None)
+    uncapped = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider, max_finding_events=None,
+                     finding_events="forbidden")
     run(uncapped, "team_handoff", args)
     span = tpguard_spans.tool_spans()[0]
     assert len(span.events) == 30 and "tpguard.finding.events_dropped" not in (span.attributes or {})
 
 
 def test_forbidden_findings_get_events_first(policy: PolicyKB, tpguard_spans: SpanCapture) -> None:
-    g = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider, max_finding_events=1)
+    g = Guard(policy, mode="audit", tracer_provider=tpguard_spans.provider, max_finding_events=1,
+              finding_events="all")
     run(g, "team_handoff", {"summary": "RX-88213 then Maria Gonzalez"})
     (event,) = tpguard_spans.tool_spans()[0].events
     assert (event.attributes or {})["tpguard.atom.id"] == "name"
@@ -191,12 +211,12 @@ def test_which_findings_get_events(policy: PolicyKB, tpguard_spans: SpanCapture,
     span = tpguard_spans.tool_spans()[0]
     assert [(e.attributes or {})["tpguard.atom.id"] for e in span.events] == expected
     a = span.attributes or {}  # the summary holds both, whatever gets an event
-    assert list(a["tpguard.findings.atom_ids"]) == ["name", "phone"]
+    assert list(a["tpguard.findings.types"]) == ["person_name", "phone"]
     assert list(a["tpguard.forbidden.atom_ids"]) == ["phone"]
 
 
 def test_an_unknown_finding_events_choice_is_refused(policy: PolicyKB) -> None:
-    with pytest.raises(ValueError, match="finding_events must be one of forbidden, all, none"):
+    with pytest.raises(ValueError, match="finding_events must be one of none, forbidden, all"):
         Guard(policy, finding_events="authorized")  # type: ignore[arg-type]
 
 

@@ -47,7 +47,7 @@ def test_audit_span_and_cli_carry_no_raw_key(
     dump = tpguard_spans.dump()
     assert "Maria" not in dump and "<person_name>" in dump
     attrs = tpguard_spans.tool_spans()[0].attributes or {}
-    assert list(attrs["tpguard.findings.fields"]) == ["extra.[PERSON_NAME_1]"]
+    assert list(attrs["tpguard.forbidden.fields"]) == ["extra.[PERSON_NAME_1]"]
     res = CliRunner().invoke(app, ["check", "-p", str(healthcare_policy_path), "-t", "team_handoff",
                                    "-a", json.dumps({"extra": {NAME: "x"}}), "--json"])
     assert res.exit_code == 1 and "Maria" not in res.output and "[PERSON_NAME_1]" in res.output

@@ -24,9 +24,9 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 
 def _guarded_run(policy: PolicyKB, **configure_kw: Any) -> list[str]:
     provider = configure(run_id="run-7", **configure_kw)
-    # OpenInference names and redacted arguments on: the most an exported tool span carries
+    # OpenInference names, redacted arguments and forbidden-finding events on: the most an exported tool span carries
     guard = Guard(policy, mode="enforce", tracer_provider=provider, openinference=True,
-                  record_arguments="redacted")
+                  record_arguments="redacted", finding_events="forbidden")
     actions: list[str] = []
     for i, (tool, args) in enumerate(CALLS):
         with guard.intercept(tool, args, call_id=f"call-{i}") as it:
@@ -61,8 +61,8 @@ def _assert_tool_spans(spans: list[dict[str, Any]], service: str) -> None:
     assert notified["attributes"][A.GEN_AI_TOOL_CALL_ID] == "call-2"
     finding = {(e["attributes"][A.FINDING_ATOM_ID], e["attributes"][A.FINDING_PATH],
                 e["attributes"][A.FINDING_AUTHORIZED]) for e in blocked["events"]}
-    assert finding == {("phone", "note", False)}  # by default only forbidden findings get events
-    assert blocked["attributes"][A.TPGUARD_FINDINGS_ATOM_IDS] == ["insurance", "name", "phone"]
+    assert finding == {("phone", "note", False)}  # "forbidden": only forbidden findings get events
+    assert blocked["attributes"][A.TPGUARD_FINDINGS_TYPES] == ["insurance_type", "person_name", "phone"]
     assert {e["name"] for s in spans for e in s["events"]} == {A.TPGUARD_FINDING_EVENT}
 
 

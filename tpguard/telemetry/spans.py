@@ -1,21 +1,21 @@
 """One span per intercepted tool call: ``execute_tool {tool}`` with GenAI and ``tpguard.*``
 attributes (issue 9, item 7: cheap by default), OpenInference's names of the same facts on request.
 
-Every attribute costs the OpenTelemetry SDK a validation pass (~5.7 k instructions for a string,
-~17 k for a list; docs/perf.md), so nothing is recorded twice by default: the OpenInference twins
-(``openinference.span.kind``, ``tool.*``, ``input.*``) come with ``openinference=True``, argument
-content only when the content policy records it, the forbidden lists only when something was.
+Every value costs the OpenTelemetry SDK a validation pass (~5–7 k instructions for a string or a
+number, ~10 k plus ~4 k per element for a list; an event ~28 k plus its attributes; docs/perf.md),
+so the default span records each fact once: no OpenInference twins (``openinference=True`` adds
+``openinference.span.kind``, ``tool.*``, ``input.*``), no argument content unless the content
+policy records it, no per-finding events.
 
-Findings are summarized as attributes — ``tpguard.finding.count``, ``tpguard.findings.{atom_ids,
-types, methods, fields}``, ``tpguard.forbidden.{count, atom_ids, atom_types, fields}`` — and each
-*forbidden* finding is also one ``tpguard.finding`` event (ids, types, paths, offsets — no
-values), up to ``max_events`` per span (default 16, ``None`` = uncapped);
-``tpguard.finding.events_dropped`` says how many were left out. ``events="all"`` gives authorized
-findings events too (after the forbidden ones), ``"none"`` records the summary only. Authorized
-findings get no event by default: they are what the tool was meant to receive, already counted in
-the summary, and an event costs about as much as the check of a typical call's one field (9
-attributes through the SDK's validation). Nothing is rendered for a span that is not recording;
-paths are display paths (a key that is an atom shows as its placeholder).
+Findings are summarized as attributes — ``tpguard.finding.count``, ``tpguard.findings.{types,
+methods, fields}`` and, when something was forbidden, ``tpguard.forbidden.{count, atom_ids,
+atom_types, fields}`` — which is all a dashboard, an alert or a trace search needs. Per-finding
+detail (offsets, method, severity) is opt-in: ``events="forbidden"`` gives each forbidden finding
+one ``tpguard.finding`` event (ids, types, paths, offsets — no values), ``"all"`` every finding
+(forbidden first; what ``tpguard audit --spans`` scores from), up to ``max_events`` per span
+(default 16, ``None`` = uncapped); ``tpguard.finding.events_dropped`` says how many were left out.
+Nothing is rendered for a span that is not recording; paths are display paths (a key that is an
+atom shows as its placeholder).
 
 The same span covers the result stage (issue 10): :func:`record_result` sets ``tpguard.result.*``
 (decision, counts, scope dimensions, atom ids and types) and one ``tpguard.result.finding`` event
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from itertools import compress
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -40,14 +41,17 @@ if TYPE_CHECKING:
     from ..policy import ToolSpec
     from .content import ContentPolicy
 
-__all__ = ["DEFAULT_FINDING_EVENTS", "FINDING_EVENTS", "FindingEvents", "record_decision",
+__all__ = ["DEFAULT_FINDING_EVENTS", "DEFAULT_SESSION_ID", "FINDING_EVENTS", "FindingEvents", "record_decision",
            "record_error", "record_result", "start_tool_span"]
 
 #: ``tpguard.finding`` events per span unless the guard says otherwise
 DEFAULT_FINDING_EVENTS = 16
-#: which findings get a ``tpguard.finding`` event: the forbidden ones (default), all, or none
-FindingEvents = Literal["forbidden", "all", "none"]
-FINDING_EVENTS: tuple[FindingEvents, ...] = ("forbidden", "all", "none")
+#: which findings get a ``tpguard.finding`` event: none (default: the summary only), the forbidden
+#: ones, or all
+FindingEvents = Literal["none", "forbidden", "all"]
+FINDING_EVENTS: tuple[FindingEvents, ...] = ("none", "forbidden", "all")
+#: the session id of calls outside any ``guard.session()``: not recorded (it says nothing)
+DEFAULT_SESSION_ID = "default"
 
 
 #: (id(spec), openinference) → (spec, its span attributes): a spec's attributes (its schema as
@@ -67,13 +71,11 @@ def _spec_attributes(spec: ToolSpec, openinference: bool) -> dict[str, Any]:
         A.GEN_AI_TOOL_TYPE: "function",
         A.TPGUARD_SINK: spec.sink,
     }
-    description = spec.description or spec.purpose
+    description = spec.description
     if description:
         attributes[A.GEN_AI_TOOL_DESCRIPTION] = description
     if spec.purpose:
         attributes[A.TPGUARD_PURPOSE] = spec.purpose
-    if spec.free_text:
-        attributes[A.TPGUARD_FREE_TEXT] = list(spec.free_text)
     if openinference:
         attributes[A.OPENINFERENCE_SPAN_KIND] = "TOOL"
         attributes[A.OPENINFERENCE_TOOL_NAME] = spec.name
@@ -103,7 +105,7 @@ def start_tool_span(tracer: Tracer, spec: ToolSpec, call_id: str | None,
 def record_decision(
     span: Span, decision: Decision, content: ContentPolicy, call: CallView | None,
     canonical: Callable[[str], str | None] | None = None,
-    max_events: int | None = DEFAULT_FINDING_EVENTS, events: FindingEvents = "forbidden",
+    max_events: int | None = DEFAULT_FINDING_EVENTS, events: FindingEvents = "none",
     openinference: bool = False,
 ) -> None:
     """Attributes, capped finding events and (when the content policy records them) rendered
@@ -116,9 +118,11 @@ def record_decision(
     rendered = None
     if call is not None:  # (no table: the guard failed before it had one; record no arguments)
         leaves = call.table.leaves
-        if any(leaf.free_text for leaf in leaves):  # the non-empty free-text slots (FTSlotRate)
-            attrs[A.TPGUARD_FREE_TEXT_SLOTS] = [call.path(i) for i, leaf in enumerate(leaves)
-                                                if leaf.free_text and leaf.text and not leaf.is_key]
+        # the non-empty free-text slots (FTSlotRate); candidates picked in C (most leaves are not)
+        free = list(compress(range(len(leaves)), map(_FREE, leaves)))
+        if free:  # (an empty list says the call's free-text slots were all empty)
+            attrs[A.TPGUARD_FREE_TEXT_SLOTS] = [call.path(i) for i in free
+                                                if leaves[i].text and not leaves[i].is_key]
         rendered = content.render_call(call, canonical)  # None unless content is recorded
     if rendered is not None:
         attrs[A.TPGUARD_ARGUMENTS] = rendered
@@ -149,7 +153,7 @@ def record_decision(
             A.FINDING_END: f.end,
         })
     if decision.action == "block":
-        span.set_status(Status(StatusCode.ERROR, "blocked by tpguard"))
+        span.set_status(_BLOCKED)
 
 
 def _sorted(field: Callable[[Any], str], findings: Sequence[Any]) -> list[str]:
@@ -157,7 +161,8 @@ def _sorted(field: Callable[[Any], str], findings: Sequence[Any]) -> list[str]:
     return sorted(set(map(field, findings)))
 
 
-_ID, _TYPE, _PATH, _METHOD = (attrgetter(a) for a in ("atom_id", "atom_type", "path", "method"))
+_ID, _TYPE, _PATH = (attrgetter(a) for a in ("atom_id", "atom_type", "path"))
+_FREE = attrgetter("free_text")
 
 
 def _summary(decision: Decision) -> dict[str, Any]:
@@ -173,20 +178,19 @@ def _summary(decision: Decision) -> dict[str, Any]:
         attrs[A.TPGUARD_FORBIDDEN_ATOM_TYPES] = _sorted(_TYPE, forbidden)
         attrs[A.TPGUARD_FORBIDDEN_FIELDS] = _sorted(_PATH, forbidden)
     if findings:
-        attrs[A.TPGUARD_FINDINGS_ATOM_IDS] = _sorted(_ID, findings)
         attrs[A.TPGUARD_FINDINGS_TYPES] = _sorted(_TYPE, findings)
-        attrs[A.TPGUARD_FINDINGS_METHODS] = _sorted(_METHOD, findings)
-        attrs[A.TPGUARD_FINDINGS_FIELDS] = _sorted(_PATH, findings)
     if decision.scope:
         attrs[A.TPGUARD_SCOPE_DIMENSIONS] = sorted({f.dimension for f in decision.scope})
         attrs[A.TPGUARD_SCOPE_ARGUMENTS] = sorted({f.path for f in decision.scope})
-    if decision.session_id:
+    if decision.session_id and decision.session_id != DEFAULT_SESSION_ID:
         attrs[A.TPGUARD_SESSION_ID] = decision.session_id
     if decision.error:
         attrs[A.TPGUARD_ERROR] = decision.error
     return attrs
 
 
+#: built once: a ``Status`` costs ~8 k instructions to construct (it validates its arguments)
+_BLOCKED = Status(StatusCode.ERROR, "blocked by tpguard")
 _SEVERITY = {"allow": 0, "redact": 1, "block": 2}
 
 
