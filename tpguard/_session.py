@@ -41,7 +41,10 @@ if TYPE_CHECKING:
     from .policy import Access, ToolSpec
     from .scope import AcquisitionScope
 
-__all__ = ["BaseLayer", "Provenance", "Session", "current_session"]
+__all__ = ["DEFAULT_SESSION_ID", "BaseLayer", "Provenance", "Session", "current_session"]
+
+#: the id of a guard's default session, the one a call outside any ``guard.session()`` runs in
+DEFAULT_SESSION_ID = "default"
 
 
 class Provenance(NamedTuple):

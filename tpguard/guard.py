@@ -35,7 +35,6 @@ from __future__ import annotations
 import itertools
 import logging
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
@@ -66,7 +65,7 @@ from ._leaves import CallView, LeafTable, RebuildError
 from ._limits import DEFAULT_LIMITS, Limits, Problem
 from ._narrow import narrow
 from ._result import ResultView, inspect_result
-from ._session import BaseLayer, Session
+from ._session import DEFAULT_SESSION_ID, BaseLayer, Session
 from ._walk import walk
 from .detection import Detector, Finding, new_finding
 from .errors import GuardViolation
@@ -80,7 +79,6 @@ from .telemetry.content import ArgumentRecording, ContentPolicy
 from .telemetry.exit_spans import record_exit, start_exit_span
 from .telemetry.spans import (
     DEFAULT_FINDING_EVENTS,
-    DEFAULT_SESSION_ID,
     FINDING_EVENTS,
     FindingEvents,
     record_decision,
@@ -600,8 +598,8 @@ class _Intercept:
         self._token = otel_context.attach(trace.set_span_in_context(span))
         try:
             decision, call = guard._decide(spec, arguments, mode or guard.mode)
-        except BaseException:  # (KeyboardInterrupt: _decide turns every Exception into a decision)
-            self.__exit__(*sys.exc_info())
+        except BaseException as e:  # (KeyboardInterrupt: _decide turns every Exception into a decision)
+            self.__exit__(type(e), e, e.__traceback__)
             raise
         try:
             if span.is_recording():  # nothing is rendered for a span nobody records

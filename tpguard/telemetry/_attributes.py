@@ -37,18 +37,14 @@ TPGUARD_FORBIDDEN_ATOM_IDS: Final = "tpguard.forbidden.atom_ids"
 TPGUARD_FORBIDDEN_ATOM_TYPES: Final = "tpguard.forbidden.atom_types"
 TPGUARD_FORBIDDEN_FIELDS: Final = "tpguard.forbidden.fields"
 TPGUARD_FINDING_COUNT: Final = "tpguard.finding.count"
-#: summary of all findings of the call (authorized or not): sorted unique values
-TPGUARD_FINDINGS_ATOM_IDS: Final = "tpguard.findings.atom_ids"
+#: the atom types of all findings of the call (authorized or not): sorted unique values
 TPGUARD_FINDINGS_TYPES: Final = "tpguard.findings.types"
-TPGUARD_FINDINGS_METHODS: Final = "tpguard.findings.methods"
-TPGUARD_FINDINGS_FIELDS: Final = "tpguard.findings.fields"
 TPGUARD_FORBIDDEN_COUNT: Final = "tpguard.forbidden.count"
 #: how many ``tpguard.finding`` events were not added because of the per-span cap
 TPGUARD_FINDING_EVENTS_DROPPED: Final = "tpguard.finding.events_dropped"
 TPGUARD_SESSION_ID: Final = "tpguard.session.id"
 TPGUARD_ARGUMENTS: Final = "tpguard.arguments"
 TPGUARD_ARGUMENTS_MODE: Final = "tpguard.arguments.mode"
-TPGUARD_FREE_TEXT: Final = "tpguard.free_text"
 #: argument paths of the call's non-empty free-text slots (FTSlotRate from spans)
 TPGUARD_FREE_TEXT_SLOTS: Final = "tpguard.free_text.slots"
 TPGUARD_ERROR: Final = "tpguard.error"

@@ -7,8 +7,8 @@ so the default span records each fact once: no OpenInference twins (``openinfere
 ``openinference.span.kind``, ``tool.*``, ``input.*``), no argument content unless the content
 policy records it, no per-finding events.
 
-Findings are summarized as attributes — ``tpguard.finding.count``, ``tpguard.findings.{types,
-methods, fields}`` and, when something was forbidden, ``tpguard.forbidden.{count, atom_ids,
+Findings are summarized as attributes — ``tpguard.finding.count``, ``tpguard.findings.types``,
+``tpguard.forbidden.count`` and, when something was forbidden, ``tpguard.forbidden.{atom_ids,
 atom_types, fields}`` — which is all a dashboard, an alert or a trace search needs. Per-finding
 detail (offsets, method, severity) is opt-in: ``events="forbidden"`` gives each forbidden finding
 one ``tpguard.finding`` event (ids, types, paths, offsets — no values), ``"all"`` every finding
@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
+from .._session import DEFAULT_SESSION_ID
 from . import _attributes as A
 
 if TYPE_CHECKING:
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from ..policy import ToolSpec
     from .content import ContentPolicy
 
-__all__ = ["DEFAULT_FINDING_EVENTS", "DEFAULT_SESSION_ID", "FINDING_EVENTS", "FindingEvents", "record_decision",
+__all__ = ["DEFAULT_FINDING_EVENTS", "FINDING_EVENTS", "FindingEvents", "record_decision",
            "record_error", "record_result", "start_tool_span"]
 
 #: ``tpguard.finding`` events per span unless the guard says otherwise
@@ -50,8 +51,6 @@ DEFAULT_FINDING_EVENTS = 16
 #: ones, or all
 FindingEvents = Literal["none", "forbidden", "all"]
 FINDING_EVENTS: tuple[FindingEvents, ...] = ("none", "forbidden", "all")
-#: the session id of calls outside any ``guard.session()``: not recorded (it says nothing)
-DEFAULT_SESSION_ID = "default"
 
 
 #: (id(spec), openinference) → (spec, its span attributes): a spec's attributes (its schema as
@@ -182,7 +181,7 @@ def _summary(decision: Decision) -> dict[str, Any]:
     if decision.scope:
         attrs[A.TPGUARD_SCOPE_DIMENSIONS] = sorted({f.dimension for f in decision.scope})
         attrs[A.TPGUARD_SCOPE_ARGUMENTS] = sorted({f.path for f in decision.scope})
-    if decision.session_id and decision.session_id != DEFAULT_SESSION_ID:
+    if decision.session_id and decision.session_id != DEFAULT_SESSION_ID:  # (it says nothing)
         attrs[A.TPGUARD_SESSION_ID] = decision.session_id
     if decision.error:
         attrs[A.TPGUARD_ERROR] = decision.error
