@@ -50,9 +50,16 @@ def _spaced(s: str) -> str:
     return s.translate(_PUNCT_STR)
 
 
+def _split(s: str) -> tuple[list[str], list[str]]:
+    """``(pieces, words)`` of a normalized text: the pieces between single spaces (ASCII
+    punctuation counts as a space; empty between two of them) and the non-empty ones, its words."""
+    pieces = _spaced(s).split(" ")
+    return pieces, list(filter(None, pieces))
+
+
 def words(s: str) -> list[str]:
     """The words of a normalized text: runs between spaces and ASCII punctuation."""
-    return list(filter(None, _spaced(s).split(" ")))
+    return _split(s)[1]
 
 
 def _word_starts(pieces: list[str]) -> list[int]:
@@ -61,6 +68,8 @@ def _word_starts(pieces: list[str]) -> list[int]:
     the words costs a match object and a tuple per word of the text: a third of a 100 KB scan.)"""
     lens = list(map(len, pieces))
     return list(compress(accumulate(map(add, lens, repeat(1)), initial=0), lens))
+
+
 _MEMO_SIZE = 65536
 #: A word pair shared by more atoms than this (``gmail com``) places no candidates: it says
 #: little about which atom is meant, and iterating it would make lookups grow with the atoms.
@@ -163,8 +172,7 @@ class FuzzyIndex:
         exact occurrences), so its candidates are not aligned — the common case of a name
         written correctly costs no alignment. One more place than exact occurrences, and every
         place of that atom is aligned."""
-        pieces = _spaced(s).split(" ")
-        ws = list(filter(None, pieces))  # words(s)
+        pieces, ws = _split(s)
         vocab = self._vocab
         hits: dict[tuple[int, int], set[int]] = {}
         doomed: set[tuple[int, int]] = set()  # places dropped for their digits (still places)
