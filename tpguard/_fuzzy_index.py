@@ -50,11 +50,12 @@ def _spaced(s: str) -> str:
     return s.translate(_PUNCT_STR)
 
 
-def _split(s: str) -> tuple[list[str], list[str]]:
-    """``(pieces, words)`` of a normalized text: the pieces between single spaces (ASCII
-    punctuation counts as a space; empty between two of them) and the non-empty ones, its words."""
-    pieces = _spaced(s).split(" ")
-    return pieces, list(filter(None, pieces))
+def _split(s: str) -> tuple[str, list[str]]:
+    """``(spaced, words)`` of a normalized text: the text with ASCII punctuation turned into spaces,
+    and its words, the runs between spaces. One ``str.split()`` in C: a normalized text holds no
+    whitespace but single spaces, so the runs are exactly the non-empty pieces between them."""
+    spaced = _spaced(s)
+    return spaced, spaced.split()
 
 
 def words(s: str) -> list[str]:
@@ -62,11 +63,12 @@ def words(s: str) -> list[str]:
     return _split(s)[1]
 
 
-def _word_starts(pieces: list[str]) -> list[int]:
-    """Offset of every word of ``" ".join(pieces)`` (the non-empty pieces), computed in C: piece
-    ``j`` starts at the sum of the earlier pieces' lengths plus ``j``. (A regex ``finditer`` over
-    the words costs a match object and a tuple per word of the text: a third of a 100 KB scan.)"""
-    lens = list(map(len, pieces))
+def _word_starts(spaced: str) -> list[int]:
+    """Offset of every word of ``spaced`` (the non-empty pieces between single spaces), computed in
+    C: piece ``j`` starts at the sum of the earlier pieces' lengths plus ``j``. (A regex
+    ``finditer`` over the words costs a match object and a tuple per word of the text: a third of
+    a 100 KB scan.) Only a scan that has candidates to verify needs them."""
+    lens = list(map(len, spaced.split(" ")))
     return list(compress(accumulate(map(add, lens, repeat(1)), initial=0), lens))
 
 
@@ -172,7 +174,7 @@ class FuzzyIndex:
         exact occurrences), so its candidates are not aligned — the common case of a name
         written correctly costs no alignment. One more place than exact occurrences, and every
         place of that atom is aligned."""
-        pieces, ws = _split(s)
+        spaced, ws = _split(s)
         vocab = self._vocab
         hits: dict[tuple[int, int], set[int]] = {}
         doomed: set[tuple[int, int]] = set()  # places dropped for their digits (still places)
@@ -194,7 +196,7 @@ class FuzzyIndex:
                 places[idx] = places.get(idx, 0) + 1
             hits = {k: v for k, v in hits.items() if places[k[0]] > known.get(k[0], 0)}
         if hits:
-            self._verify(s, pieces, ws, hits, emit)
+            self._verify(s, spaced, ws, hits, emit)
 
     def _pair_hits(
         self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]],
@@ -261,9 +263,9 @@ class FuzzyIndex:
                         continue
             hits.setdefault((idx, first), set()).add(k)
 
-    def _verify(self, s: str, pieces: list[str], ws: list[str], hits: dict[tuple[int, int], set[int]],
+    def _verify(self, s: str, spaced: str, ws: list[str], hits: dict[tuple[int, int], set[int]],
                 emit: Callable[[int, int, int, float], None]) -> None:
-        starts = _word_starts(pieces)
+        starts = _word_starts(spaced)
         last = len(starts) - 1
         needed = self._pairs_needed()
         # ratio = 2·matches / (len(key) + len(span)) ≤ 2·min / sum: spans whose length alone keeps

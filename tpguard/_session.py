@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -197,14 +197,14 @@ class Session:
             self.access_cache[key] = cached
         return cached
 
-    def known_clean(self) -> Callable[[str], bool] | None:
-        """``clean(text)``: True for a text the base layer has already scanned and found no atom
-        in (its memo of short texts — dict keys repeat across calls); ``None`` when something
-        else would scan it too (an overlay, a PII detector). One dict look-up per text."""
+    def known_clean(self) -> Container[str] | None:
+        """The texts the base layer has already scanned and found no atom in (its memo of short
+        texts — dict keys repeat across calls), as a container: ``key in clean`` is one set
+        look-up. ``None`` when something else would scan them too (an overlay, a PII detector)."""
         det = self._base.detector
         if det.pii is not None or self._layers()[0]:
             return None
-        return det.is_known_clean
+        return det.known_clean
 
     def authorizer(self, spec: ToolSpec) -> Callable[[Finding, str], bool]:
         """``allowed(finding, path)``: ``A`` of one finding of a call to ``spec`` (the spec's cache

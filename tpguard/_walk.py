@@ -18,7 +18,7 @@ import dataclasses
 import datetime as _dt
 import enum
 import uuid
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Collection, Container, Iterator, Mapping
 from decimal import Decimal
 from pathlib import PurePath
 from typing import Any
@@ -92,14 +92,14 @@ def _container(value: Any) -> tuple[str, list[tuple[Any, Any]]] | None:
 
 
 def walk(arguments: Any, free_text: Collection[str] = (), limits: Limits = DEFAULT_LIMITS,
-         clean: Callable[[str], bool] | None = None) -> LeafTable:
+         clean: Container[str] | None = None) -> LeafTable:
     """The leaf table of ``arguments``. A leaf is free text when its last key or its path is in
     ``free_text``; a dict key is free text when its dict is. The first problem met is in
     ``table.problem`` (the walk goes on past depth, cycle and type problems, stops at size ones).
 
-    ``clean(key)`` — True for a key text known to hold no atom (the guard's memo of keys it has
-    already scanned, when nothing else would scan it) — lets the flat path leave that key out of
-    the leaves: it would only be scanned again. Its dict entry is rebuilt and rendered as is."""
+    ``clean`` — the key texts known to hold no atom (the guard's memo of keys it has already
+    scanned, when nothing else would scan them) — lets the flat path leave those keys out of the
+    leaves: they would only be scanned again. Their dict entries are rebuilt and rendered as is."""
     if type(arguments) is dict and len(arguments) <= _FLAT_MAX:
         table = _flat(arguments, free_text, limits, clean)
         if table is not None:
@@ -108,7 +108,7 @@ def walk(arguments: Any, free_text: Collection[str] = (), limits: Limits = DEFAU
 
 
 def _flat(arguments: dict[Any, Any], free_text: Collection[str], limits: Limits,
-          clean: Callable[[str], bool] | None = None) -> LeafTable | None:
+          clean: Container[str] | None = None) -> LeafTable | None:
     """The common call — a small dict of str keys and str/number/bool/None values — without the
     stack; ``None`` sends anything else to the general walk. Same table as :class:`_Walker` (the
     key leaves first, then the value leaves), less the keys ``clean`` vouches for. O(keys + values)."""
@@ -122,7 +122,7 @@ def _flat(arguments: dict[Any, Any], free_text: Collection[str], limits: Limits,
         if type(k) is not str or len(k) > max_text:
             return None
         total += len(k)
-        if clean is not None and clean(k):
+        if clean is not None and k in clean:
             key_leaf.append(-1)
         else:
             key_leaf.append(len(leaves))

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Container, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -147,6 +147,8 @@ class Detector:
         self._skeleton = SkeletonIndex()
         self._fuzzy = FuzzyIndex(fuzzy_threshold)
         self._memo: dict[str, list[tuple[int, int, int, int, str, int, float]]] = {}
+        #: the memo's texts that hold no atom (:attr:`known_clean`), kept and cleared with it
+        self._clean: set[str] = set()
         self._compile()
 
     # -- compilation --------------------------------------------------------------------------
@@ -222,7 +224,10 @@ class Detector:
                 raw = self._match(text, norm)
                 if len(self._memo) >= _MEMO_SIZE:
                     self._memo.clear()
+                    self._clean.clear()
                 self._memo[text] = raw
+                if not raw:
+                    self._clean.add(text)
         else:
             raw = self._match(text, norm)
         findings = self._resolve(raw, path, free_text) if raw else []
@@ -230,10 +235,12 @@ class Detector:
             findings.extend(self.pii.scan_text(text, path=path, free_text=free_text, known=findings))
         return findings
 
-    def is_known_clean(self, text: str) -> bool:
-        """True when ``text`` was scanned before and holds no atom of this detector (a memo hit
-        on a short text; one dict look-up). False means *unknown*, not *dirty*."""
-        return self._memo.get(text) == []
+    @property
+    def known_clean(self) -> Container[str]:
+        """The texts scanned before that hold no atom of this detector (memo hits on short texts):
+        ``text in known_clean`` is one set look-up, no call. Not being in it means *unknown*, not
+        *dirty*."""
+        return self._clean
 
     def scan_leaf(self, text: str, path: str, free_text: bool) -> list[Finding]:
         """:meth:`scan_text` with positional arguments: the guard's per-leaf call. A memo hit (a

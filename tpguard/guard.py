@@ -259,7 +259,8 @@ class Guard:
 
     def _check(self, spec: ToolSpec, arguments: Any, mode: Mode) -> tuple[Decision, CallView]:
         sess = self._session()
-        table = walk(arguments, spec.free_text, self.limits, sess.known_clean())
+        clean = sess.known_clean()
+        table = walk(arguments, spec.free_text, self.limits, clean)
         problem = table.problem
         error = problem.code if problem is not None else None
         if problem is not None:
@@ -269,6 +270,8 @@ class Guard:
         scan = sess.scanner()
         per_leaf: dict[int, list[Finding]] = {}
         for i, leaf in enumerate(table.leaves):
+            if clean is not None and leaf.text in clean:  # scanned before and clean: one set look-up
+                continue
             found = scan(leaf.text, leaf.path, leaf.free_text)
             if found:
                 per_leaf[i] = found
@@ -278,9 +281,11 @@ class Guard:
         paths = self._key_paths(sess, table, per_leaf)
         allowed = sess.authorizer(spec)
         for i, found in per_leaf.items():
-            path = paths[i] if paths is not None else table.leaves[i].path
-            # the finding at its display path with ``authorized`` filled in (built in C)
-            per_leaf[i] = [new_finding((f[0], f[1], path, *f[3:9], allowed(f, path))) for f in found]
+            if paths is None:  # the findings are at their display path already: fill in ``authorized``
+                per_leaf[i] = [new_finding((*f[:9], allowed(f, f[2]))) for f in found]
+            else:  # at the display path, where a key that is an atom shows as its placeholder
+                path = paths[i]
+                per_leaf[i] = [new_finding((f[0], f[1], path, *f[3:9], allowed(f, path))) for f in found]
         call = CallView(table, per_leaf, paths)
         found_all = tuple(chain.from_iterable(per_leaf.values()))
         forbidden = tuple(filterfalse(_AUTHORIZED, found_all))

@@ -1,6 +1,6 @@
 """The fuzzy pass's word offsets (``tpguard._fuzzy_index``): each word of a normalized text starts
 at the offset computed from the split's piece lengths, for any text (the offsets replace a regex
-over the words, so the two must agree exactly)."""
+over the words, and the words come from ``str.split()``, so the three must agree exactly)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,17 @@ from tpguard import Guard, PolicyKB, PrivateAtom, ToolSpec
 from tpguard._fuzzy_index import _spaced, _split, _word_starts
 from tpguard._normalize import normalize
 
-_ALPHABET = st.sampled_from(list("ab Zé-.,:;!()@'\t\n\u00a0\u200b\u2013x1"))
+# every kind of whitespace ``str.split()`` splits on: normalization must leave only single spaces
+_ALPHABET = st.sampled_from(list("ab Zé-.,:;!()@'\t\n\r\x0b\x0c\x1c\x1f\x85\u00a0\u1680\u2028\u3000\u200b\u2013x1"))
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=_ALPHABET, max_size=60))
 def test_every_word_starts_where_its_offset_says(text: str) -> None:
     s = normalize(text).text
-    pieces, words = _split(s)
-    starts = _word_starts(pieces)
-    assert len(starts) == len(words)
-    spaced = _spaced(s)
+    spaced, words = _split(s)
+    starts = _word_starts(spaced)
+    assert len(starts) == len(words) and spaced == _spaced(s)
     assert [spaced[i : i + len(w)] for i, w in zip(starts, words, strict=True)] == words
     assert starts == sorted(set(starts))
 
