@@ -259,8 +259,7 @@ class Guard:
 
     def _check(self, spec: ToolSpec, arguments: Any, mode: Mode) -> tuple[Decision, CallView]:
         sess = self._session()
-        clean = sess.known_clean()
-        table = walk(arguments, spec.free_text, self.limits, clean)
+        table = walk(arguments, spec.free_text, self.limits, sess.known_clean())
         problem = table.problem
         error = problem.code if problem is not None else None
         if problem is not None:
@@ -270,8 +269,6 @@ class Guard:
         scan = sess.scanner()
         per_leaf: dict[int, list[Finding]] = {}
         for i, leaf in enumerate(table.leaves):
-            if clean is not None and leaf.text in clean:  # scanned before and clean: one set look-up
-                continue
             found = scan(leaf.text, leaf.path, leaf.free_text)
             if found:
                 per_leaf[i] = found

@@ -51,3 +51,21 @@ def test_examples(text: str, norm: str, span: tuple[int, int], original: str) ->
 def test_keys_and_texts_normalize_alike() -> None:
     assert normalize_key("  Maria\u00a0GONZALEZ ") == "maria gonzalez"
     assert normalize("Maria\u00a0GONZALEZ").text == normalize_key("Maria GONZALEZ")
+
+
+def test_ascii_whitespace_runs_collapse_as_the_regex_would() -> None:
+    # The ASCII path collapses runs with split/join; the offset map is built from a regex split, so
+    # the two must agree for every ASCII whitespace character and at either end of the text.
+    import re
+    from itertools import product
+
+    from tpguard._normalize import _collapse
+
+    pieces = ["a", "b c", " ", "  ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x1f", "\n \t"]
+    for parts in product(pieces, repeat=3):
+        low = "".join(parts)
+        assert _collapse(low) == re.sub(r"\s+", " ", low), repr(low)
+        norm = normalize(low)
+        for start in range(len(norm.text)):
+            o_start, o_end = norm.to_original(start, start + 1)
+            assert low[o_start:o_end].strip() == norm.text[start].strip()
