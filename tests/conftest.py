@@ -5,9 +5,14 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tpguard import PrivateAtom
 
 PUBLIC_DATA = Path(os.environ.get("TPGUARD_PUBLIC_DATA", Path(__file__).resolve().parents[2] / "shared" / "data" / "public"))
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -61,3 +66,20 @@ def public_data() -> Path:
 @pytest.fixture(scope="session")
 def healthcare_policy_path() -> Path:
     return EXAMPLES / "healthcare_policy.yaml"
+
+
+@pytest.fixture(scope="session")
+def redact_body() -> Callable[[PrivateAtom, str], str]:
+    """``redact_body(atom, body)``: the ``body`` a redact-mode guard holding only ``atom`` sends to
+    an external tool whose ``body`` is free text (the call must have been redacted)."""
+    from tpguard import Guard, PolicyKB, ToolSpec
+
+    spec = ToolSpec(name="send", sink="external", free_text=("body",))
+
+    def redact(atom: PrivateAtom, body: str) -> str:
+        decision = Guard(PolicyKB(atoms=(atom,)), mode="redact").check(spec, {"body": body})
+        assert decision.redacted
+        out: str = decision.arguments["body"]
+        return out
+
+    return redact

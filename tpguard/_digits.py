@@ -35,7 +35,7 @@ per-character map.
 from __future__ import annotations
 
 import re
-from itertools import compress, islice
+from itertools import compress
 from typing import Any
 
 import ahocorasick
@@ -187,8 +187,9 @@ class _Locator:
     with the separators' density. Hits come in the order of their end and a hit's start lies a key
     length before it, so the cursor moves forward through the text and back by at most one key.
     A look-up that needs more than ``_LOCATE_STEPS`` blocks (a text dense with separators), and any
-    non-ASCII text, uses :func:`_skeleton_map` (O(n), once per text). The map of a 200-character
-    note costs ~30 k instructions; locating its one phone number ~8 k."""
+    non-ASCII text, uses :func:`_skeleton_map` (O(n), once per text). The map holds one ``int`` per
+    character (~30 k instructions for a 200-character note); the cursor allocates a few short
+    slices per hit."""
 
     __slots__ = ("b", "k", "map", "norm", "p")
 
@@ -225,22 +226,19 @@ class _Locator:
         return self.map[i]
 
 
-def _skeleton_map(norm: Normalized, upto: int | None = None) -> list[int]:
-    """Text offset of every skeleton character (``positions[i]`` for skeleton offset ``i``), or
-    of the first ``upto`` of them at least. O(n) in C: the text translated to a keep-mask
-    (separators 0), then ``compress`` over ``range`` — no regex, no Python code per character or
-    per separator run (~5 µs for 200 ASCII characters; the run-length table it replaces took
-    ~20 µs) — stopped after ``upto`` kept characters."""
+def _skeleton_map(norm: Normalized) -> list[int]:
+    """Text offset of every skeleton character (``positions[i]`` for skeleton offset ``i``),
+    cached on ``norm``. O(n) in C: the text translated to a keep-mask (separators 0), then
+    ``compress`` over ``range`` — no regex, no Python code per character or per separator run.
+    :class:`_Locator` uses it for non-ASCII texts and texts dense with separators."""
     cached = norm._cache.get("skeleton_map")
-    need = len(_skeleton(norm)) if upto is None else upto
-    if cached is None or len(cached) < need:  # type: ignore[arg-type]
+    if cached is None:
         text = norm.text
         if text.isascii():
             mask: Any = text.encode("ascii").translate(_KEEP_MASK)
         else:  # one 32-bit code point per character; separators (only they) become 0
             mask = memoryview(text.translate(_SEP_TO_NUL).encode("utf-32-le", "surrogatepass")).cast("I")
-        kept = compress(range(len(text)), mask)
-        cached = norm._cache["skeleton_map"] = list(kept if upto is None else islice(kept, upto))
+        cached = norm._cache["skeleton_map"] = list(compress(range(len(text)), mask))
     return cached  # type: ignore[return-value]
 
 

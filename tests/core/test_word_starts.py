@@ -4,12 +4,16 @@ over the words, and the words come from ``str.split()``, so the three must agree
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tpguard import Guard, PolicyKB, PrivateAtom, ToolSpec
+from tpguard import PrivateAtom
 from tpguard._fuzzy_index import _spaced, _split, _word_starts
 from tpguard._normalize import normalize
+
+Redact = Callable[[PrivateAtom, str], str]
 
 # every kind of whitespace ``str.split()`` splits on: normalization must leave only single spaces
 _ALPHABET = st.sampled_from(list("ab Zé-.,:;!()@'\t\n\r\x0b\x0c\x1c\x1f\x85\u00a0\u1680\u2028\u3000\u200b\u2013x1"))
@@ -26,13 +30,8 @@ def test_every_word_starts_where_its_offset_says(text: str) -> None:
     assert starts == sorted(set(starts))
 
 
-def test_a_typo_after_punctuation_runs_is_redacted_at_its_own_offsets() -> None:
+def test_a_typo_after_punctuation_runs_is_redacted_at_its_own_offsets(redact_body: Redact) -> None:
     name = PrivateAtom(id="n", type="person_name", value="Maria Gonzalez")
-    guard = Guard(PolicyKB(atoms=(name,)), mode="redact")
-    spec = ToolSpec(name="send", sink="external", free_text=("body",))
-    body = "Re: re: (fwd) -- ,, ask\tMaria  Gonzales,, about it"
-    decision = guard.check(spec, {"body": body})
-    assert decision.redacted
-    out = decision.arguments["body"]
+    out = redact_body(name, "Re: re: (fwd) -- ,, ask\tMaria  Gonzales,, about it")
     assert "Gonzales" not in out and "Maria" not in out
     assert out.startswith("Re: re: (fwd) -- ,, ask\t") and out.endswith(",, about it")
