@@ -54,11 +54,14 @@ class Bench:
                                            cap_s=self.sizes.cap_s, **kw)
         return fig
 
-    def time_together(self, fns: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]]) -> None:
+    def time_together(self, fns: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]],
+                      *, same_rounds: bool = False) -> None:
         """Figures measured in turns (:func:`~._measure.measure_interleaved`): the per-call
-        figures whose ratios are targets see the same machine load."""
+        figures whose ratios are targets see the same machine load (``same_rounds``: all of them
+        sampled until the last one has its samples)."""
         self.progress(", ".join(fns))
-        self.figures.update(measure_interleaved(fns, budget_s=self.sizes.budget_s, cap_s=self.sizes.cap_s))
+        self.figures.update(measure_interleaved(fns, budget_s=self.sizes.budget_s, cap_s=self.sizes.cap_s,
+                                                together=same_rounds))
 
     def series(self, items: Iterable[tuple[str, Make]], **kw: Any) -> None:
         """Measure growing sizes in order; once one times out, the larger ones are skipped

@@ -186,6 +186,11 @@ class _Turn:
     spent: int = 0
     samples: list[float] = field(default_factory=list)
     figure: Figure | None = None  # set when the operation is done (slow, timed out, or sampled)
+    enough: bool = False  # it has its samples (it may go on, for figures measured together)
+
+
+def _median(t: _Turn) -> Figure:
+    return Figure(statistics.median(t.samples), n=len(t.samples), calls=t.calls)
 
 
 def measure_interleaved(
@@ -195,11 +200,16 @@ def measure_interleaved(
     cap_s: float,
     min_repeats: int = 5,
     max_repeats: int = 200,
+    together: bool = False,
 ) -> dict[str, Figure]:
     """Median ns per call of each ``fn`` (``name → (fn, setup)``), sampled in rounds: every round
     times one batch of each operation still running, so all of them see the same load. Each one is
     warmed up, calibrated and stopped exactly as :func:`measure` does (batched; a timeout ends
-    only its own figure)."""
+    only its own figure).
+
+    ``together``: an operation that has its samples keeps being sampled (up to ``max_repeats``)
+    until every operation has them, so all figures cover the same rounds — for a ratio of a
+    slow call to a fast one, whose samples would otherwise come from different seconds."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -226,8 +236,13 @@ def measure_interleaved(
                     continue
                 t.spent += ns
                 t.samples.append(ns / t.calls)
-                if _enough(len(t.samples), t.spent, ns, budget_ns, cap_ns, min_repeats, max_repeats):
-                    t.figure = Figure(statistics.median(t.samples), n=len(t.samples), calls=t.calls)
+                t.enough = _enough(len(t.samples), t.spent, ns, budget_ns, cap_ns, min_repeats, max_repeats)
+                if t.enough and (not together or len(t.samples) >= max_repeats):
+                    t.figure = _median(t)
+            if together and all(t.enough for t in running if t.figure is None):
+                for t in running:
+                    if t.figure is None:
+                        t.figure = _median(t)
         return {name: t.figure for name, t in turns.items() if t.figure is not None}
     finally:
         if enabled:

@@ -132,6 +132,21 @@ def test_interleaved_figures_are_sampled_in_turns() -> None:
     assert runs[:2] == ["a", "b"] and runs.count("a") >= 5 and runs.count("b") >= 5
 
 
+def test_figures_measured_together_cover_the_same_rounds() -> None:
+    # A slow call and a fast one: in turns, the slow one has its five samples long before the
+    # fast one's batches fill its budget, and stops; together, it goes on, round for round.
+    def slow() -> None:
+        time.sleep(0.02)
+
+    apart = measure_interleaved({"fast": (lambda: sum(range(10)), None), "slow": (slow, None)},
+                                budget_s=0.03, cap_s=2.0, min_repeats=5)
+    together = measure_interleaved({"fast": (lambda: sum(range(10)), None), "slow": (slow, None)},
+                                   budget_s=0.03, cap_s=2.0, min_repeats=5, together=True)
+    assert apart["slow"].n == 5 < apart["fast"].n
+    assert together["fast"].n == together["slow"].n > 5
+    assert together["slow"].median_ns > together["fast"].median_ns  # type: ignore[operator]
+
+
 def test_interleaved_figure_past_its_cap_times_out_alone() -> None:
     def slow() -> None:
         time.sleep(30)
