@@ -106,7 +106,10 @@ class SkeletonIndex:
         return bool(self._keys)
 
     def add(self, idx: int, key: str, method: str) -> bool:
-        """Index a normalized key if it is numeric or identifier-like; True if it was."""
+        """Index a normalized key if it is numeric or identifier-like. True when every occurrence
+        of ``key`` itself in a text is a hit of the entry indexed here (its index key lies whole in
+        its skeleton: a masked ``4111 **** 1111`` is indexed, but its digits are not contiguous
+        there), so :meth:`scan` may count its exact occurrences as known."""
         if is_numeric(key):
             digits = digits_of(key)
             raw, joined = _groupings(key)
@@ -115,11 +118,11 @@ class SkeletonIndex:
                 self._add(digits[:-2], ("d", idx, method, raw[:-1], joined[:-1]))
             if key.startswith("+") and raw[0] <= 3 and len(digits) - raw[0] >= _PHONE_DIGITS:
                 self._add(digits[raw[0] :], ("d", idx, method, raw[1:], joined[1:]))
-            return True
+            return digits in key.translate(_SEP_DELETE)
         skel = skeleton_key(key)
         if skel is not None:
             self._add(skel, ("s", idx, method))
-            return True
+            return skel in key.translate(_SEP_DELETE)
         return False
 
     def _add(self, key: str, entry: tuple[Any, ...]) -> None:
@@ -133,14 +136,21 @@ class SkeletonIndex:
             automaton.make_automaton()
             self._automaton = automaton
 
-    def scan(self, norm: Normalized, emit: Any) -> None:
-        """Call ``emit(idx, method, norm_start, norm_end)`` for every accepted hit."""
+    def scan(self, norm: Normalized, emit: Any, known: dict[int, int] | None = None) -> None:
+        """Call ``emit(idx, method, norm_start, norm_end)`` for every accepted hit.
+
+        ``known`` counts, per atom, the exact occurrences of its self-covering keys (:meth:`add`)
+        found in this text: each of them is a hit here. An atom with no more hit entries than
+        that has every hit inside one of its exact occurrences, so its hits are not located (the
+        common case of a phone number or an id written as registered costs no offset look-up)."""
         if self._automaton is None:
             return
         skel = _skeleton(norm)
         if not skel:
             return
         hits = list(self._automaton.iter(skel))
+        if hits and known:
+            hits = _unknown_hits(hits, known)
         if not hits:
             return
         s = norm.text
@@ -156,6 +166,26 @@ class SkeletonIndex:
                 span = _digit_span(s, ns, ne, length, entry[3], entry[4])
                 if span is not None:
                     emit(entry[1], entry[2], *span)
+
+
+_Hit = tuple[int, tuple[int, tuple[tuple[Any, ...], ...]]]
+
+
+def _unknown_hits(hits: list[_Hit], known: dict[int, int]) -> list[_Hit]:
+    """``hits`` without the entries of atoms that have no more entries than known occurrences."""
+    count: dict[int, int] = {}
+    for _, (_, entries) in hits:
+        for entry in entries:
+            count[entry[1]] = count.get(entry[1], 0) + 1
+    covered = {idx for idx, n in count.items() if n <= known.get(idx, 0)}
+    if not covered:
+        return hits
+    out: list[_Hit] = []
+    for end, (length, entries) in hits:
+        rest = tuple(e for e in entries if e[1] not in covered)
+        if rest:
+            out.append((end, (length, rest)))
+    return out
 
 
 def _skeleton(norm: Normalized) -> str:

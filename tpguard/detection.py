@@ -164,6 +164,7 @@ class Detector:
 
     def _compile(self) -> None:
         table: dict[str, list[_Entry]] = {}
+        covering: set[str] = set()  # keys whose exact occurrences are skeleton hits (SkeletonIndex.add)
         undetectable = []
         for idx, atom in enumerate(self.atoms):
             usable = False
@@ -176,7 +177,8 @@ class Detector:
                     continue
                 usable = True
                 table.setdefault(key, []).append(_Entry(idx, method, _PRIORITY[method]))
-                self._skeleton.add(idx, key, method)
+                if self._skeleton.add(idx, key, method):
+                    covering.add(key)
             if not usable:
                 undetectable.append(atom.id)
                 continue
@@ -190,7 +192,8 @@ class Detector:
         if table:
             automaton = ahocorasick.Automaton()
             for key, entries in table.items():
-                automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), tuple(entries)))
+                covers = tuple(e.atom for e in entries) if key in covering else ()
+                automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), tuple(entries), covers))
             automaton.make_automaton()
             self._automaton = automaton
 
@@ -257,26 +260,29 @@ class Detector:
         raw: list[tuple[int, int, int, int, str, int, float]] = []
         if norm is None:
             norm = normalize(text)
+        known: dict[int, int] = {}  # exact occurrences the skeleton pass will hit again
         if self._automaton is not None:
-            self._match_keys(text, norm, raw)
+            self._match_keys(text, norm, raw, known)
         if self._skeleton:
             def emit(idx: int, method: str, start: int, end: int) -> None:
                 o_start, o_end = norm.to_original(start, end)
                 m = "normalized" if method == "exact" else method
                 raw.append((idx, o_start, o_start - o_end, _PRIORITY[m], m, o_end, 1.0))
 
-            self._skeleton.scan(norm, emit)
+            self._skeleton.scan(norm, emit, known)
         if self._fuzzy and len(norm.text) >= 6:
             self._match_fuzzy(norm, raw)
         if len(raw) > 1:
             raw.sort()
         return raw
 
-    def _match_keys(self, text: str, norm: Normalized, raw: list) -> None:
+    def _match_keys(self, text: str, norm: Normalized, raw: list, known: dict[int, int]) -> None:
+        """Matches of the keys on token boundaries; ``known`` counts those of self-covering keys
+        per atom (:meth:`SkeletonIndex.scan`)."""
         s = norm.text
         n = len(s)
         atoms = self.atoms
-        for end, (length, left_word, right_word, entries) in self._automaton.iter(s):
+        for end, (length, left_word, right_word, entries, covers) in self._automaton.iter(s):
             start = end - length + 1
             if left_word and start > 0 and s[start - 1].isalnum():
                 continue
@@ -288,6 +294,8 @@ class Detector:
                 if method == "exact" and text[o_start:o_end] != atoms[e.atom].value:
                     method = "normalized"
                 raw.append((e.atom, o_start, o_start - o_end, _PRIORITY[method], method, o_end, 1.0))
+            for idx in covers:
+                known[idx] = known.get(idx, 0) + 1
 
     def _match_fuzzy(self, norm: Normalized, raw: list) -> None:
         """Fuzzy occurrences not overlapping a stronger match of the same atom (a score of 100
