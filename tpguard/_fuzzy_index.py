@@ -114,6 +114,9 @@ class FuzzyIndex:
         self._vocab: dict[str, int] = {}
         self._deletes: dict[str, set[int]] = {}
         self._pairs: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        #: words that are the first (``_leads``) or second (``_follows``) word of some pair
+        self._leads: set[int] = set()
+        self._follows: set[int] = set()
         self._singles: dict[int, list[int]] = {}
         self._near: dict[str, tuple[int, ...]] = {}
 
@@ -136,6 +139,8 @@ class FuzzyIndex:
             self._singles.setdefault(ids[0], []).append(idx)
         for k in range(len(ids) - 1):
             self._pairs.setdefault((ids[k], ids[k + 1]), []).append((idx, k))
+            self._leads.add(ids[k])
+            self._follows.add(ids[k + 1])
         self._pair_keys[idx] = [(ids[k], ids[k + 1]) for k in range(len(ids) - 1)]
         self._needed = None
 
@@ -205,11 +210,12 @@ class FuzzyIndex:
         """Adjacent text words, one of them a vocabulary word (``at``: their indices), the other
         as written or within one edit: each indexed pair places an occurrence (atom, first text
         word). O(vocabulary words in the text): pairs without one are never looked at; a pair as
-        written costs one look-up, a vocabulary word beside a word with none within one edit of
-        it (most prose) two."""
+        written costs one look-up; a vocabulary word that no atom has a word after (before) is not
+        paired with the text word after (before) it at all — the last word of a name and the next
+        word of the prose; a vocabulary word beside a word with none within one edit of it two."""
         pairs = self._pairs
         get = self._vocab.get
-        near = self._within_one_edit
+        leads, follows = self._leads, self._follows
         last = len(words) - 1
         ctx: _Scan = (hits, {}, doomed)
         prev = -2
@@ -219,22 +225,29 @@ class FuzzyIndex:
                 if i >= last:
                     continue
                 a, b = get(words[i]), get(words[i + 1])
-                posting = pairs.get((a, b)) if a is not None and b is not None else None
-                if posting is not None:  # the pair as written: no edits looked at
-                    self._place(words, posting, i, ctx)
-                    continue
-                xs = near(words[i]) if b is not None else ()
-                ys = near(words[i + 1]) if a is not None else ()
-                if a is not None:
-                    xs = (a, *xs)
-                if b is not None:
-                    ys = (b, *ys)
-                for x in xs:
-                    for y in ys:
-                        posting = pairs.get((x, y))
-                        if posting:
-                            self._place(words, posting, i, ctx)
+                if b is None:
+                    if a in leads:  # only ``a`` as written: it must start some pair
+                        self._edited(words, i, (a,), self._within_one_edit(words[i + 1]), ctx)
+                elif a is None:
+                    if b in follows:
+                        self._edited(words, i, self._within_one_edit(words[i]), (b,), ctx)
+                else:
+                    posting = pairs.get((a, b))
+                    if posting is not None:  # the pair as written: no edits looked at
+                        self._place(words, posting, i, ctx)
+                    else:
+                        near = self._within_one_edit
+                        self._edited(words, i, (a, *near(words[i])), (b, *near(words[i + 1])), ctx)
             prev = p
+
+    def _edited(self, words: list[str], i: int, xs: tuple[int, ...], ys: tuple[int, ...], ctx: _Scan) -> None:
+        """Place the indexed pairs of ``xs × ys`` (vocabulary words for text words ``i``, ``i + 1``)."""
+        pairs = self._pairs
+        for x in xs:
+            for y in ys:
+                posting = pairs.get((x, y))
+                if posting:
+                    self._place(words, posting, i, ctx)
 
     def _place(self, words: list[str], posting: list[tuple[int, int]], i: int, ctx: _Scan) -> None:
         """Each atom of a pair's posting placed at its first word (``i - k``); a posting shared by
