@@ -74,6 +74,9 @@ class BaseLayer:
         return self._values.get(atom_id)
 
 
+_NO_LAYERS: tuple[list[tuple[Detector, frozenset[str]]], frozenset[str]] = ([], frozenset())
+
+
 class Session:
     """Own atoms, overlay detector and placeholders of one request. Created by :meth:`Guard.session`."""
 
@@ -131,6 +134,8 @@ class Session:
     def _layers(self) -> tuple[list[tuple[Detector, frozenset[str]]], frozenset[str]]:
         """Overlays from this session outwards, each with the ids a closer layer overrides, and
         the ids all of them shadow in the base layer. Recomputed only when a layer changed."""
+        if self._parent is None and not self._dirty and self._overlay is None:
+            return _NO_LAYERS  # the default session, or one without atoms: the base layer alone
         own: list[_Layer | None] = []
         s: Session | None = self
         while s is not None:
