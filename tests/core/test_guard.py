@@ -153,3 +153,23 @@ def test_mode_override_per_call(policy: PolicyKB) -> None:
     d = g.check("team_handoff", {"summary": SUMMARY}, mode="audit")
     assert d.action == "allow" and d.mode == "audit" and d.forbidden
     assert g.check("team_handoff", {"summary": SUMMARY}).blocked
+
+
+def test_a_decision_is_a_frozen_dataclass_whose_init_sets_every_field_in_order() -> None:
+    import dataclasses
+    import inspect
+
+    from tpguard import Decision
+
+    names = [f.name for f in dataclasses.fields(Decision)]
+    params = inspect.signature(Decision.__init__).parameters
+    assert list(params)[1:] == names  # the hand-written __init__ (one setter per field) is complete
+    assert [p.default for p in list(params.values())[1:]] == [
+        inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
+        for f in dataclasses.fields(Decision)]
+    values = [f"v{i}" for i in range(len(names))]
+    d = Decision(*values)
+    assert [getattr(d, n) for n in names] == values
+    assert dataclasses.replace(d, action="allow").action == "allow" and d.action == "v2"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.action = "allow"  # type: ignore[misc]
