@@ -60,21 +60,6 @@ def is_detectable(value: str) -> bool:
     return len(normalize_key(value)) >= _MIN_KEY
 
 
-def _occurrences(raw: list) -> dict[int, int]:
-    """Per atom, how many separate places of the text its matches so far cover (overlapping
-    matches — a value and an alias inside it — are one place). O(matches log matches)."""
-    out: dict[int, int] = {}
-    last_atom, last_end = -1, -1
-    for r in sorted(raw):  # (atom, start, …, end at index 5)
-        if r[0] != last_atom or r[1] >= last_end:
-            out[r[0]] = out.get(r[0], 0) + 1
-            last_end = r[5]
-        else:
-            last_end = max(last_end, r[5])
-        last_atom = r[0]
-    return out
-
-
 def _swapped_names(value: str) -> tuple[str, ...]:
     """``Gonzalez, Maria`` and ``Gonzalez Maria`` for a person-like value: 2–3 capitalized words
     of letters only (``Maria Gonzalez``, ``Anne-Marie de Wit`` is not: ``de`` is lower case)."""
@@ -165,6 +150,7 @@ class Detector:
     def _compile(self) -> None:
         table: dict[str, list[_Entry]] = {}
         covering: set[str] = set()  # keys whose exact occurrences are skeleton hits (SkeletonIndex.add)
+        placing: dict[str, list[int]] = {}  # a fuzzy atom's value key → the atoms it places (FuzzyIndex)
         undetectable = []
         for idx, atom in enumerate(self.atoms):
             usable = False
@@ -187,13 +173,16 @@ class Detector:
                     table.setdefault(key, []).append(_Entry(idx, "normalized", _PRIORITY["normalized"]))
             if self.fuzzy and fuzzy_eligible(norm_value):
                 self._fuzzy.add(idx, norm_value)
+                placing.setdefault(norm_value, []).append(idx)
         self.undetectable = tuple(undetectable)
         self._skeleton.build()
         if table:
             automaton = ahocorasick.Automaton()
             for key, entries in table.items():
                 covers = tuple(e.atom for e in entries) if key in covering else ()
-                automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), tuple(entries), covers))
+                places = tuple(placing.get(key, ()))
+                automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), tuple(entries), covers,
+                                         places))
             automaton.make_automaton()
             self._automaton = automaton
 
@@ -261,8 +250,9 @@ class Detector:
         if norm is None:
             norm = normalize(text)
         known: dict[int, int] = {}  # exact occurrences the skeleton pass will hit again
+        placed: dict[int, int] = {}  # occurrences of a value the fuzzy pass will place again
         if self._automaton is not None:
-            self._match_keys(text, norm, raw, known)
+            self._match_keys(text, norm, raw, known, placed)
         if self._skeleton:
             def emit(idx: int, method: str, start: int, end: int) -> None:
                 o_start, o_end = norm.to_original(start, end)
@@ -271,18 +261,20 @@ class Detector:
 
             self._skeleton.scan(norm, emit, known)
         if self._fuzzy and len(norm.text) >= 6:
-            self._match_fuzzy(norm, raw)
+            self._match_fuzzy(norm, raw, placed)
         if len(raw) > 1:
             raw.sort()
         return raw
 
-    def _match_keys(self, text: str, norm: Normalized, raw: list, known: dict[int, int]) -> None:
-        """Matches of the keys on token boundaries; ``known`` counts those of self-covering keys
-        per atom (:meth:`SkeletonIndex.scan`)."""
+    def _match_keys(self, text: str, norm: Normalized, raw: list, known: dict[int, int],
+                    placed: dict[int, int]) -> None:
+        """Matches of the keys on token boundaries. Per atom, ``known`` counts the matches of its
+        self-covering keys (:meth:`SkeletonIndex.scan`), ``placed`` those of its fuzzy value
+        (:meth:`FuzzyIndex.scan`): each is a place the later pass finds again."""
         s = norm.text
         n = len(s)
         atoms = self.atoms
-        for end, (length, left_word, right_word, entries, covers) in self._automaton.iter(s):
+        for end, (length, left_word, right_word, entries, covers, places) in self._automaton.iter(s):
             start = end - length + 1
             if left_word and start > 0 and s[start - 1].isalnum():
                 continue
@@ -296,10 +288,14 @@ class Detector:
                 raw.append((e.atom, o_start, o_start - o_end, _PRIORITY[method], method, o_end, 1.0))
             for idx in covers:
                 known[idx] = known.get(idx, 0) + 1
+            for idx in places:
+                placed[idx] = placed.get(idx, 0) + 1
 
-    def _match_fuzzy(self, norm: Normalized, raw: list) -> None:
+    def _match_fuzzy(self, norm: Normalized, raw: list, placed: dict[int, int]) -> None:
         """Fuzzy occurrences not overlapping a stronger match of the same atom (a score of 100
-        is the key itself, which the automaton already found)."""
+        is the key itself, which the automaton already found). ``placed``: the occurrences of each
+        atom's value the key automaton found — each is one of the fuzzy pass's places (an alias or
+        a swapped name places none, so it must not count: a typo elsewhere would go unaligned)."""
         found: dict[int, list[tuple[int, int]]] | None = None
         priority = _PRIORITY["fuzzy"]
 
@@ -318,7 +314,7 @@ class Detector:
                 return
             raw.append((idx, o_start, o_start - o_end, priority, "fuzzy", o_end, score))
 
-        self._fuzzy.scan(norm.text, emit, _occurrences(raw))
+        self._fuzzy.scan(norm.text, emit, placed)
 
     def _resolve(self, raw: list, path: str, free_text: bool) -> list[Finding]:
         """One finding per atom occurrence: overlapping matches of an atom keep the best one.
