@@ -63,17 +63,19 @@ class Bench:
         self.figures.update(measure_interleaved(fns, budget_s=self.sizes.budget_s, cap_s=self.sizes.cap_s,
                                                 together=same_rounds))
 
-    def series(self, items: Iterable[tuple[str, Make]], **kw: Any) -> None:
-        """Measure growing sizes in order; once one times out, the larger ones are skipped
-        (reported as timed out, at least as slow as the one that was stopped)."""
+    def series(self, groups: Iterable[dict[str, Make]]) -> None:
+        """Measure groups of growing sizes in order, each group's figures together (in turns, in
+        the same rounds: a group holds the figures of a target ratio). Once a figure times out,
+        the later groups are skipped — neither built nor run, reported as timed out, at least as
+        slow as the one that was stopped."""
         stopped: Figure | None = None
-        for name, make in items:
+        for group in groups:
             if stopped is not None:
-                self.figures[name] = Figure.timeout(stopped.at_least_ns or 0.0, skipped=True)
+                for name in group:
+                    self.figures[name] = Figure.timeout(stopped.at_least_ns or 0.0, skipped=True)
                 continue
-            fig = self.time(name, make(), **kw)
-            if fig.timed_out:
-                stopped = fig
+            self.time_together({name: (make(), None) for name, make in group.items()}, same_rounds=True)
+            stopped = next((self.figures[name] for name in group if self.figures[name].timed_out), None)
 
 
 def _bare_tool() -> Any:
@@ -153,11 +155,13 @@ def call_figures(bench: Bench) -> None:
 
 def atom_series(bench: Bench) -> None:
     """atoms_N: ``check`` (enforce) of the typical call with N policy atoms, fuzzy candidates
-    included (names and addresses share word prefixes with the note). Every guard is built first
-    and the figures are measured in turns, in the same rounds: their ratio is a target, and a
+    included (names and addresses share word prefixes with the note). One group: every guard is
+    built, then the figures are measured in the same rounds — their ratio is a target, and a
     figure measured before the 100,000-atom guard exists sees a smaller heap than one measured
     after it (atoms_100k/atoms_10 read 1.4 and 3.1 with the series measured one after the other)."""
     args = typical_arguments()
-    guards = {n: bench.guard(n) for n in bench.sizes.atoms}
-    bench.time_together({f"atoms_{count_label(n)}": (partial(g.check, SPEC, args), None)
-                         for n, g in guards.items()}, same_rounds=True)
+
+    def make(n: int) -> Callable[[], Any]:
+        return partial(bench.guard(n).check, SPEC, args)
+
+    bench.series([{f"atoms_{count_label(n)}": partial(make, n) for n in bench.sizes.atoms}])

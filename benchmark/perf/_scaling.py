@@ -20,10 +20,11 @@ from __future__ import annotations
 import gc
 import tracemalloc
 from contextlib import ExitStack
+from functools import partial
 from typing import Any
 
 from ._cases import Bench
-from ._measure import Figure, MeasurementTimeout, deadline
+from ._measure import MeasurementTimeout, deadline
 from ._workload import (
     NESTED_SPEC,
     SPEC,
@@ -57,26 +58,15 @@ def length_series(bench: Bench) -> None:
         return lambda: guard.check(SPEC, args, mode="redact")
 
     # The figures of both length targets — multiline/single at the big size, big/small multi-line
-    # — are measured together: the small and the big size, both kinds, one batch of each per
-    # round, every figure sampled in the same rounds, so a numerator and its denominator see the
-    # same load (measured one size after the other, the 100 KB/10 KB ratio read 9.6 and 15.2 in
-    # two runs a minute apart). Every other size's pair is measured in turns. Once a figure times
-    # out, the larger sizes are skipped, reported at its bound.
+    # — are one group: the small and the big size, both kinds, every figure sampled in the same
+    # rounds, so a numerator and its denominator see the same load (measured one size after the
+    # other, the 100 KB/10 KB ratio read 9.6 and 15.2 in two runs a minute apart). Every other
+    # size's pair is a group of its own.
     sizes = bench.sizes
     groups = [[n] for n in sizes.lengths if n not in (sizes.length_small, sizes.length_big)]
     groups.append([sizes.length_small, sizes.length_big])
-    groups.sort()
-    stopped: Figure | None = None
-    for group in groups:
-        names = {f"{kind}_{size_label(n)}": (n, kind == "multiline")
-                 for n in group for kind in ("single", "multiline")}
-        if stopped is not None:
-            for name in names:
-                bench.figures[name] = Figure.timeout(stopped.at_least_ns or 0.0, skipped=True)
-            continue
-        bench.time_together({name: (make(n, multiline), None) for name, (n, multiline) in names.items()},
-                            same_rounds=len(group) > 1)
-        stopped = next((bench.figures[name] for name in names if bench.figures[name].timed_out), None)
+    bench.series({f"{kind}_{size_label(n)}": partial(make, n, kind == "multiline")
+                  for n in group for kind in ("single", "multiline")} for group in sorted(groups))
 
 
 def nested_series(bench: Bench) -> None:
@@ -86,10 +76,9 @@ def nested_series(bench: Bench) -> None:
         args = nested_arguments(leaves)
         return lambda: guard.check(NESTED_SPEC, args, mode="redact")
 
-    # In turns, every figure in the same rounds: their ratio is a target (measured one after the
+    # One group, every figure in the same rounds: their ratio is a target (measured one after the
     # other, 10k/1k read 8.2 and 13.4 in two runs minutes apart).
-    bench.time_together({f"redact_{count_label(n)}_leaves": (make(n), None) for n in bench.sizes.leaves},
-                        same_rounds=True)
+    bench.series([{f"redact_{count_label(n)}_leaves": partial(make, n) for n in bench.sizes.leaves}])
 
 
 def session_figures(bench: Bench) -> None:

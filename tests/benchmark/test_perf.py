@@ -183,7 +183,7 @@ def test_series_skips_larger_sizes_after_a_timeout() -> None:
         made.append(seconds)
         return lambda: time.sleep(seconds)
 
-    bench.series([("s1", lambda: make(0.001)), ("s2", lambda: make(5)), ("s3", lambda: make(50))])
+    bench.series([{"s1": lambda: make(0.001)}, {"s2": lambda: make(5)}, {"s3": lambda: make(50)}])
     assert made == [0.001, 5]  # s3 never built nor run
     assert not bench.figures["s1"].timed_out
     assert bench.figures["s2"].timed_out and not bench.figures["s2"].skipped
