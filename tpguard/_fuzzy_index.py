@@ -174,11 +174,12 @@ class FuzzyIndex:
              known: Mapping[int, int] | None = None) -> None:
         """Call ``emit(idx, norm_start, norm_end, score)`` for every fuzzy occurrence in ``s``.
 
-        ``known`` counts the occurrences of an atom the exact keys already found: an atom with
-        no more candidate places than that has nothing left to find (each place is one of its
-        exact occurrences), so its candidates are not aligned — the common case of a name
-        written correctly costs no alignment. One more place than exact occurrences, and every
-        place of that atom is aligned."""
+        ``known`` counts the occurrences of each atom's *value* the exact keys already found
+        (each is one candidate place here; an alias or a swapped name places none, so it must not
+        count): an atom with no more candidate places than that has nothing left to find, so its
+        candidates are not aligned — the common case of a name written correctly costs no
+        alignment. One more place than value occurrences, and every place of that atom is
+        aligned."""
         spaced, ws = _split(s)
         vocab = self._vocab
         hits: dict[tuple[int, int], set[int]] = {}
