@@ -78,7 +78,7 @@ def spec_for_callable(
     try:
         from pydantic import TypeAdapter
 
-        schema = TypeAdapter(fn).json_schema()  # type: ignore[arg-type]  # a callable's arguments
+        schema = TypeAdapter(fn).json_schema()  # type: ignore[arg-type, unused-ignore]  # a callable's arguments (pydantic versions differ)
     except Exception:  # unannotated or exotic signatures: no schema rather than no tool
         schema = None
     return ToolSpec(name=name or fn.__name__, purpose=purpose, sink=sink, free_text=free_text,
