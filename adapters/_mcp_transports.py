@@ -82,8 +82,11 @@ class ProxySessions:
 
     async def serve(self, client: Streams) -> None:
         """Guard one client session: open an upstream session and pump until either side ends."""
-        async with open_upstream(self.upstream) as up:
-            await self.session().run(client, up)
+        try:
+            async with open_upstream(self.upstream) as up:
+                await self.session().run(client, up)
+        finally:  # the client transport's writer ends when its stream closes (stdio: at stdin EOF)
+            await client[1].aclose()
 
     # The two methods StreamableHTTPSessionManager calls on its ``app`` (a lowlevel Server there).
     def create_initialization_options(self) -> None:

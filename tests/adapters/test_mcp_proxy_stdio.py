@@ -1,0 +1,86 @@
+"""``tpguard mcp-proxy ... -- python examples/mcp/upstream.py`` end to end over stdio: the official
+SDK client starts the proxy, which starts the example server, both as loopback subprocesses."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp_fixtures import EXAMPLES, NAME, PHONE, PICKUP, POLICY
+
+from tpguard.adapters.mcp import META_KEY
+
+UPSTREAM = EXAMPLES / "mcp" / "upstream.py"
+LEAKY = {"summary": f"{NAME} ({PHONE}) can collect {PICKUP}.", "pickup_id": PICKUP}
+CLEAN = {"summary": f"Prescription {PICKUP} is ready for pickup.", "pickup_id": PICKUP}
+
+
+def proxy_argv(mode: str, *upstream: str) -> list[str]:
+    return ["-m", "tpguard.cli", "mcp-proxy", "--policy", str(POLICY), "--mode", mode, "--", *upstream]
+
+
+@asynccontextmanager
+async def proxied(mode: str, record: Path) -> AsyncIterator[ClientSession]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=proxy_argv(mode, sys.executable, str(UPSTREAM), "--record", str(record)),
+        env=dict(os.environ))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+        await client.initialize()
+        yield client
+
+
+def received(record: Path) -> list[dict[str, Any]]:
+    if not record.exists():
+        return []
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+def text(result: Any) -> str:
+    return "".join(p.text for p in result.content if p.type == "text")
+
+
+async def test_audit_lists_the_tools_and_passes_calls_unchanged(tmp_path: Path) -> None:
+    record = tmp_path / "received.jsonl"
+    async with proxied("audit", record) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        result = await client.call_tool("team_handoff", LEAKY)
+    assert {"team_handoff", "notify_patient", "visit_summary"} <= names
+    assert not result.isError and result.meta is None
+    assert received(record) == [{"tool": "team_handoff", "arguments": {**LEAKY, "work_notes": ""}}]
+
+
+async def test_enforce_refuses_without_naming_a_value_and_the_upstream_receives_nothing(tmp_path: Path) -> None:
+    record = tmp_path / "received.jsonl"
+    async with proxied("enforce", record) as client:
+        refused = await client.call_tool("team_handoff", LEAKY)
+        assert received(record) == []
+        allowed = await client.call_tool("team_handoff", CLEAN)
+    assert refused.isError
+    shown = text(refused) + json.dumps(refused.meta)
+    assert NAME not in shown and PHONE not in shown
+    assert "person_name" in text(refused) and "phone" in text(refused)
+    assert refused.meta is not None and refused.meta[META_KEY]["action"] == "block"
+    assert not allowed.isError and text(allowed) == f"Handoff queued for pickup {PICKUP}."
+    assert received(record) == [{"tool": "team_handoff", "arguments": {**CLEAN, "work_notes": ""}}]
+
+
+async def test_redact_forwards_typed_placeholders(tmp_path: Path) -> None:
+    record = tmp_path / "received.jsonl"
+    async with proxied("redact", record) as client:
+        result = await client.call_tool("team_handoff", LEAKY)
+    assert not result.isError
+    (call,) = received(record)
+    assert call["arguments"]["summary"] == f"[PERSON_NAME_1] ([PHONE_1]) can collect {PICKUP}."
+    assert NAME not in json.dumps(call) and PHONE not in json.dumps(call)

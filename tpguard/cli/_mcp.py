@@ -1,0 +1,120 @@
+"""``tpguard mcp-proxy --policy FILE --mode M -- COMMAND [ARGS...]`` — guard any MCP server.
+
+The proxy itself lives in :mod:`tpguard.adapters.mcp` (extra ``tpguard[mcp]``); this module only
+reads the command line, imported when the command runs, so ``tpguard --help`` works without it.
+In stdio mode stdout carries the protocol: everything the proxy says goes to stderr.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..guard import MODES
+from ._console import EXIT_INPUT, fail
+
+__all__ = ["mcp_proxy"]
+
+DEFAULT_IDLE_TIMEOUT = 1800.0
+DEFAULT_MAX_SESSIONS = 100
+
+
+def mcp_proxy(
+    policy: Annotated[Path, typer.Option("--policy", "-p", help="Policy file (YAML or JSON).")],
+    command: Annotated[list[str] | None, typer.Argument(
+        help="The upstream MCP server to start (after --), e.g. -- python server.py.",
+        show_default=False)] = None,
+    mode: Annotated[str, typer.Option("--mode", "-m", help="audit | enforce | redact")] = "enforce",
+    upstream: Annotated[str | None, typer.Option(
+        "--upstream", help="Guard a streamable HTTP server at this URL instead of a command.")] = None,
+    listen: Annotated[str | None, typer.Option(
+        "--listen", help="Serve streamable HTTP on HOST:PORT (no authentication: keep it on "
+                         "127.0.0.1) instead of stdio.")] = None,
+    session_atoms: Annotated[Path | None, typer.Option(
+        "--session-atoms", help="A policy-format file whose atoms are bound to every session.")] = None,
+    hide_unknown: Annotated[bool, typer.Option(
+        "--hide-unknown", help="Hide (and refuse) tools the policy does not name.")] = False,
+    idle_timeout: Annotated[float, typer.Option(
+        "--idle-timeout", help="HTTP: end a session after this many idle seconds.")] = DEFAULT_IDLE_TIMEOUT,
+    max_sessions: Annotated[int, typer.Option(
+        "--max-sessions", help="HTTP: at most this many open sessions.")] = DEFAULT_MAX_SESSIONS,
+) -> None:
+    """Guard an MCP server's tools: serve them on stdio (or --listen) with the policy applied.
+
+    Prepend it to the server command in a client's config (docs/mcp.md). A refused call answers
+    a tool error naming atom types and fields, never values.
+    """
+    from ._policy import load_or_exit
+
+    if mode not in MODES:
+        fail(f"--mode must be one of {', '.join(MODES)}")
+    argv = tuple(command or ())
+    if bool(argv) == bool(upstream):
+        fail("give the upstream server either as a command after -- or as --upstream URL (not both)")
+    address = _address(listen) if listen else None
+    try:
+        from tpguard.adapters.mcp import ProxySessions, ToolCatalog, Upstream
+    except ImportError:
+        fail('mcp-proxy needs the MCP SDK: pip install "tpguard[mcp]"', EXIT_INPUT)
+    from ..guard import Guard
+
+    guard = Guard(load_or_exit(policy), mode=mode)  # type: ignore[arg-type]
+    atoms = load_or_exit(session_atoms).atoms if session_atoms else ()
+    sessions = ProxySessions(guard, ToolCatalog(guard, hide_unknown=hide_unknown),
+                             Upstream(command=argv, url=upstream), atoms=tuple(atoms))
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(message)s")
+    _run(sessions, address, idle_timeout, max_sessions)
+
+
+def _run(sessions: Any, address: tuple[str, int] | None, idle_timeout: float, max_sessions: int) -> None:
+    import anyio
+
+    from tpguard.adapters.mcp import serve_http, serve_stdio
+
+    def ready(url: str) -> None:
+        print(f"tpguard mcp-proxy: listening on {url}", file=sys.stderr, flush=True)
+
+    try:
+        if address is None:
+            anyio.run(serve_stdio, sessions)
+        else:
+            host, port = address
+            anyio.run(lambda: serve_http(sessions, host, port, ready=ready, idle_timeout=idle_timeout,
+                                         max_sessions=max_sessions))
+    except KeyboardInterrupt:
+        return
+    except Exception as e:  # the command could not start, the URL or port is unusable: one line
+        fail(f"mcp-proxy stopped: {_describe(e)}")
+
+
+def _describe(error: BaseException) -> str:
+    """The first leaf of an exception group: its type, and for an OS error its reason and file
+    (the upstream command or the address) — never the text of another error, which could quote
+    a message of the session."""
+    while isinstance(getattr(error, "exceptions", None), tuple) and error.exceptions:  # type: ignore[attr-defined]
+        error = error.exceptions[0]  # type: ignore[attr-defined]
+    if isinstance(error, OSError) and error.strerror:
+        where = f": {error.filename}" if error.filename else ""
+        return f"{type(error).__name__}: {error.strerror}{where}"
+    return type(error).__name__
+
+
+def _address(text: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or int(port) > 65535:
+        fail("--listen: expected HOST:PORT, e.g. 127.0.0.1:8765")
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if not loopback:
+        print(f"tpguard mcp-proxy: WARNING: listening on {host}, not loopback; the proxy has no "
+              "authentication — anyone who can reach it can call the upstream's tools.",
+              file=sys.stderr, flush=True)
+    return host, int(port)
