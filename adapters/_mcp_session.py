@@ -58,7 +58,7 @@ from tpguard.guard import Guard, Interception
 from tpguard.policy import PrivateAtom
 
 from ._mcp_catalog import ToolCatalog
-from ._mcp_results import filter_call_result, filter_read_result, refusal, refusal_meta
+from ._mcp_results import META_KEY, filter_call_result, filter_read_result, refusal, refusal_meta
 
 __all__ = ["REFUSAL_ERROR_CODE", "RESOURCE_TOOL", "GuardedMCPSession", "Streams"]
 
@@ -281,6 +281,10 @@ class GuardedMCPSession:
             shown = refusal(f"tpguard could not check the result of {call.decision.tool} ({kind}) "
                             "and withheld it.", refusal_meta(None, mode=self.mode, reason="error",
                                                              stage="result"))
+        if shown is reply.result and call.decision.redacted:  # say the request was rewritten
+            meta = dict(shown.get("_meta") or {})
+            meta[META_KEY] = {"action": "redact", "stage": "request", "mode": self.mode}
+            shown = {**shown, "_meta": meta}
         return reply if shown is reply.result else _result(reply.id, shown)
 
     # -- resources/read ---------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any
 
 from mcp.server.fastmcp import FastMCP
 
-server = FastMCP("healthcare")
+server = FastMCP("healthcare", log_level="WARNING")
 _record: str | None = os.environ.get("TPGUARD_MCP_RECORD")
 
 

@@ -76,6 +76,7 @@ async def test_redact_forwards_typed_placeholders() -> None:
     (_tool, args), = received
     assert args["summary"] == f"[PERSON_NAME_1] ([PHONE_1]) can collect {PICKUP}."
     assert args["pickup_id"] == PICKUP
+    assert result.meta == {META_KEY: {"action": "redact", "stage": "request", "mode": "redact"}}
 
 
 async def test_upstream_errors_pass_as_they_are() -> None:
