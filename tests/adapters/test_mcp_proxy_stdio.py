@@ -26,15 +26,16 @@ LEAKY = {"summary": f"{NAME} ({PHONE}) can collect {PICKUP}.", "pickup_id": PICK
 CLEAN = {"summary": f"Prescription {PICKUP} is ready for pickup.", "pickup_id": PICKUP}
 
 
-def proxy_argv(mode: str, *upstream: str) -> list[str]:
-    return ["-m", "tpguard.cli", "mcp-proxy", "--policy", str(POLICY), "--mode", mode, "--", *upstream]
+def proxy_argv(mode: str, *upstream: str, options: tuple[str, ...] = ()) -> list[str]:
+    return ["-m", "tpguard.cli", "mcp-proxy", "--policy", str(POLICY), "--mode", mode, *options,
+            "--", *upstream]
 
 
 @asynccontextmanager
-async def proxied(mode: str, record: Path) -> AsyncIterator[ClientSession]:
+async def proxied(mode: str, record: Path, *options: str) -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
         command=sys.executable,
-        args=proxy_argv(mode, sys.executable, str(UPSTREAM), "--record", str(record)),
+        args=proxy_argv(mode, sys.executable, str(UPSTREAM), "--record", str(record), options=options),
         env=dict(os.environ))
     async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
         await client.initialize()
@@ -62,8 +63,8 @@ async def test_audit_lists_the_tools_and_passes_calls_unchanged(tmp_path: Path) 
 
 
 async def test_enforce_refuses_without_naming_a_value_and_the_upstream_receives_nothing(tmp_path: Path) -> None:
-    record = tmp_path / "received.jsonl"
-    async with proxied("enforce", record) as client:
+    record, spans = tmp_path / "received.jsonl", tmp_path / "spans.jsonl"
+    async with proxied("enforce", record, "--spans", str(spans)) as client:
         refused = await client.call_tool("team_handoff", LEAKY)
         assert received(record) == []
         allowed = await client.call_tool("team_handoff", CLEAN)
@@ -74,6 +75,16 @@ async def test_enforce_refuses_without_naming_a_value_and_the_upstream_receives_
     assert refused.meta is not None and refused.meta[META_KEY]["action"] == "block"
     assert not allowed.isError and text(allowed) == f"Handoff queued for pickup {PICKUP}."
     assert received(record) == [{"tool": "team_handoff", "arguments": {**CLEAN, "work_notes": ""}}]
+    # the guard's span nests under the proxy's MCP server span; neither carries a value
+    written = spans.read_text()
+    assert NAME not in written and PHONE not in written
+    by_name = {}
+    for line in written.splitlines():
+        span = json.loads(line)
+        by_name.setdefault(span["name"], []).append(span)
+    server, tool = by_name["tools/call team_handoff"][0], by_name["execute_tool team_handoff"][0]
+    assert server["kind"] == "SERVER" and server["attributes"]["mcp.method.name"] == "tools/call"
+    assert tool["parent_span_id"] == server["span_id"] and tool["attributes"]["tpguard.decision"] == "block"
 
 
 async def test_redact_forwards_typed_placeholders(tmp_path: Path) -> None:

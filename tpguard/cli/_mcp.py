@@ -43,6 +43,9 @@ def mcp_proxy(
         "--idle-timeout", help="HTTP: end a session after this many idle seconds.")] = DEFAULT_IDLE_TIMEOUT,
     max_sessions: Annotated[int, typer.Option(
         "--max-sessions", help="HTTP: at most this many open sessions.")] = DEFAULT_MAX_SESSIONS,
+    spans: Annotated[Path | None, typer.Option(
+        "--spans", help="Append every span to this JSONL file (OTLP export: the OTEL_EXPORTER_OTLP_* "
+                        "variables).")] = None,
 ) -> None:
     """Guard an MCP server's tools: serve them on stdio (or --listen) with the policy applied.
 
@@ -62,11 +65,15 @@ def mcp_proxy(
     except ImportError:
         fail('mcp-proxy needs the MCP SDK: pip install "tpguard[mcp]"', EXIT_INPUT)
     from ..guard import Guard
+    from ..telemetry import configure, otlp_requested
 
-    guard = Guard(load_or_exit(policy), mode=mode)  # type: ignore[arg-type]
+    provider = (configure(service_name="tpguard-mcp-proxy", jsonl=spans)
+                if spans is not None or otlp_requested() else None)
+    guard = Guard(load_or_exit(policy), mode=mode, tracer_provider=provider)  # type: ignore[arg-type]
     atoms = load_or_exit(session_atoms).atoms if session_atoms else ()
     sessions = ProxySessions(guard, ToolCatalog(guard, hide_unknown=hide_unknown),
-                             Upstream(command=argv, url=upstream), atoms=tuple(atoms))
+                             Upstream(command=argv, url=upstream), atoms=tuple(atoms),
+                             tracer_provider=provider)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(message)s")
     _run(sessions, address, idle_timeout, max_sessions)
 
