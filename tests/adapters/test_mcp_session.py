@@ -18,6 +18,7 @@ from tpguard.adapters import _mcp_session
 from tpguard.adapters.mcp import META_KEY, REFUSAL_ERROR_CODE, ToolCatalog
 from tpguard.testing import SpanCapture
 
+TRACEPARENT = f"00-{0xABC:032x}-{0xDEF:016x}-01"  # the client's trace context, in params._meta
 LEAKY = {"summary": f"{NAME} ({PHONE}) can collect {PICKUP}.", "pickup_id": PICKUP}
 
 
@@ -185,8 +186,9 @@ async def test_the_guard_span_nests_under_the_mcp_server_span() -> None:
     cap = SpanCapture()
     guard = Guard(POLICY, mode="enforce", tracer_provider=cap.provider)
     async with guarded(guard, upstream([]), tracer_provider=cap.provider) as (client, _proxy):
-        await client.call_tool("team_handoff", LEAKY)
+        await client.call_tool("team_handoff", LEAKY, meta={"traceparent": TRACEPARENT})
     server = next(s for s in cap.spans if s.name == "tools/call team_handoff")
+    assert server.context.trace_id == 0xABC and server.parent is not None and server.parent.span_id == 0xDEF
     tool = cap.tool_spans("team_handoff")[0]
     assert server.attributes["mcp.method.name"] == "tools/call"  # type: ignore[index]
     assert tool.parent is not None and tool.parent.span_id == server.context.span_id
