@@ -79,6 +79,8 @@ class GuardedMCPSession:
 
     ``client`` is (read, write) of a server transport, ``upstream`` of a client transport. ``atoms``
     are bound to this session on top of the policy's; ``session_id`` names the guard session.
+    ``tracer_provider`` receives the proxy's ``tools/call`` server spans (default: the global
+    provider); the guard's own spans go to the guard's provider — pass the same one to both.
     Returns when either side closes.
     """
 
@@ -91,7 +93,6 @@ class GuardedMCPSession:
         self.session_id = session_id or f"mcp-{uuid.uuid4().hex[:12]}"
         #: the ``Mcp-Session-Id`` the client uses (streamable HTTP), learned from its requests
         self.mcp_session_id: str | None = None
-        self._provider = tracer_provider
         self._tracer = (tracer_provider or trace.get_tracer_provider()).get_tracer("tpguard.mcp", __version__)
         self._waiters: dict[Any, MemoryObjectSendStream[Reply]] = {}
         self._lists: set[Any] = set()
@@ -244,8 +245,7 @@ class GuardedMCPSession:
         forwarded = False
         try:
             resolved = self.catalog.resolve(name)
-            with self.guard.intercept(resolved.spec, arguments, call_id=str(req.id),
-                                      tracer_provider=self._provider) as call:
+            with self.guard.intercept(resolved.spec, arguments, call_id=str(req.id)) as call:
                 if resolved.refusal is not None:
                     _log.warning("tpguard: refused a call to MCP tool %s (%s)", name, resolved.refusal)
                     return _result(req.id, refusal(_refusal_text(name, resolved.refusal),
@@ -303,8 +303,7 @@ class GuardedMCPSession:
         forwarded = False
         try:
             spec = self.guard.tool_spec(RESOURCE_TOOL)
-            with self.guard.intercept(spec, {"uri": params.get("uri")}, call_id=str(req.id),
-                                      tracer_provider=self._provider) as call:
+            with self.guard.intercept(spec, {"uri": params.get("uri")}, call_id=str(req.id)) as call:
                 decision = call.decision
                 if decision.blocked:
                     return _error(req.id, REFUSAL_ERROR_CODE, decision.message or "tpguard withheld this read.",
