@@ -12,6 +12,8 @@ In Python, :class:`GuardedMCPSession` guards one session between any two pairs o
     sessions = ProxySessions(Guard("policy.yaml", mode="enforce"), catalog, Upstream(command=(...)))
     await serve_stdio(sessions)             # or: await serve_http(sessions, "127.0.0.1", 8765)
 
+For ``langchain-mcp-adapters`` without a proxy, pass ``tool_interceptors=[GuardInterceptor(guard)]``.
+
 A refused call answers a ``CallToolResult`` with ``isError: true``, a value-free message, and
 ``_meta[META_KEY]`` (``{"action": "block", "stage", "mode", "reason", "atom_types", "fields"}``).
 """
@@ -19,6 +21,7 @@ A refused call answers a ``CallToolResult`` with ``isError: true``, a value-free
 from __future__ import annotations
 
 from ._mcp_catalog import Resolved, ToolCatalog
+from ._mcp_langchain import GuardInterceptor
 from ._mcp_results import META_KEY
 from ._mcp_session import REFUSAL_ERROR_CODE, RESOURCE_TOOL, GuardedMCPSession
 from ._mcp_transports import (
@@ -34,6 +37,7 @@ __all__ = [
     "META_KEY",
     "REFUSAL_ERROR_CODE",
     "RESOURCE_TOOL",
+    "GuardInterceptor",
     "GuardedMCPSession",
     "ProxySessions",
     "Resolved",
