@@ -5,9 +5,9 @@ a tool's first definition is pinned once per proxy process. Each ``tools/list`` 
 :meth:`ToolCatalog.learn`:
 
 * the tool's :class:`~tpguard.policy.ToolSpec` is the one given to the proxy (``specs``), else the
-  guard's (its policy's tools), else the **unknown tool** (sink ``external``, no purpose — the same
-  default as the Python adapters), with the listed description and input schema filled in where
-  the spec has none;
+  guard's (its policy's tools), else the server's ``defaults`` (purpose and sink), else the
+  **unknown tool** (sink ``external``, no purpose — the same default as the Python adapters), with
+  the listed description and input schema filled in where the spec has none;
 * the definition (description, input and output schema) is pinned on first sight; a later listing
   that differs under the same name marks the tool **changed** (a "rug pull"): recorded in audit,
   refused in enforce and redact for the rest of the process;
@@ -56,8 +56,10 @@ class ToolCatalog:
     """The tools of one upstream server as the proxy learned them (see the module docstring)."""
 
     def __init__(self, guard: Guard, specs: Mapping[str, ToolSpec] | None = None, *,
-                 hide_unknown: bool = False, server: str = "upstream") -> None:
+                 hide_unknown: bool = False, server: str = "upstream",
+                 defaults: Mapping[str, Any] | None = None) -> None:
         self.guard = guard
+        self.defaults = dict(defaults) if defaults else None
         self.server = server
         self.hide_unknown = hide_unknown
         self._given: dict[str, ToolSpec] = dict(specs or {})
@@ -71,10 +73,15 @@ class ToolCatalog:
         return bool(self._pins)
 
     def known(self, name: str) -> bool:
-        return name in self._given or self.guard.has_tool(name)
+        return name in self._given or self.guard.has_tool(name) or self.defaults is not None
 
     def base_spec(self, name: str) -> ToolSpec:
-        return self._given.get(name) or self.guard.tool_spec(name)
+        given = self._given.get(name)
+        if given is not None:
+            return given
+        if self.defaults is not None and not self.guard.has_tool(name):
+            return ToolSpec(name=name, **self.defaults)
+        return self.guard.tool_spec(name)
 
     def learn(self, tools: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
         """Learn one ``tools/list`` page; return the tools a client may see (unknown ones dropped

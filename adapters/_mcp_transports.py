@@ -17,7 +17,7 @@ import contextlib
 import os
 import socket
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -47,6 +47,8 @@ class Upstream:
     command: tuple[str, ...] = ()
     url: str | None = None
     cwd: str | None = None
+    #: added to the proxy's environment for the command
+    env: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if bool(self.command) == bool(self.url):
@@ -61,7 +63,8 @@ async def open_upstream(upstream: Upstream) -> AsyncIterator[Streams]:
             yield read, write
         return
     command, *args = upstream.command
-    params = StdioServerParameters(command=command, args=args, env=dict(os.environ), cwd=upstream.cwd)
+    params = StdioServerParameters(command=command, args=args, env={**os.environ, **dict(upstream.env)},
+                                   cwd=upstream.cwd)
     async with stdio_client(params, errlog=sys.stderr) as (read, write):
         yield read, write
 
@@ -111,26 +114,39 @@ def _security(host: str) -> TransportSecuritySettings | None:
         allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"])
 
 
-def http_app(sessions: ProxySessions, *, host: str = "127.0.0.1", idle_timeout: float = 1800,
-             max_sessions: int = 100) -> Any:
-    """A Starlette app serving the guarded server at ``/mcp`` (streamable HTTP)."""
+def http_app(servers: ProxySessions | Mapping[str, ProxySessions], *, host: str = "127.0.0.1",
+             idle_timeout: float = 1800, max_sessions: int = 100) -> Any:
+    """A Starlette app serving one guarded server at ``/mcp``, or several at ``/{name}/mcp``
+    (streamable HTTP; one session manager, with its own bounds, per server)."""
     from starlette.applications import Starlette
     from starlette.routing import Route
 
-    manager = StreamableHTTPSessionManager(
+    named = {"": servers} if isinstance(servers, ProxySessions) else dict(servers)
+    managers = {name: StreamableHTTPSessionManager(
         app=cast(Any, sessions), security_settings=_security(host),
-        session_idle_timeout=idle_timeout, max_sessions=max_sessions)
+        session_idle_timeout=idle_timeout, max_sessions=max_sessions) for name, sessions in named.items()}
 
     class _Endpoint:  # an ASGI app as a Route endpoint (Starlette passes scope/receive/send)
+        def __init__(self, manager: StreamableHTTPSessionManager) -> None:
+            self.manager = manager
+
         async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-            await manager.handle_request(scope, receive, send)
+            await self.manager.handle_request(scope, receive, send)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[None]:
-        async with manager.run():
+        async with contextlib.AsyncExitStack() as stack:
+            for manager in managers.values():
+                await stack.enter_async_context(manager.run())
             yield
 
-    return Starlette(routes=[Route(MCP_PATH, endpoint=_Endpoint())], lifespan=lifespan)
+    routes = [Route(path(name), endpoint=_Endpoint(m)) for name, m in managers.items()]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def path(name: str) -> str:
+    """Where a server is served: ``/mcp``, or ``/{name}/mcp`` beside others."""
+    return f"/{name}{MCP_PATH}" if name else MCP_PATH
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -143,19 +159,20 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-async def serve_http(sessions: ProxySessions, host: str, port: int, *,
-                     ready: Callable[[str], Awaitable[None] | None] | None = None,
+async def serve_http(servers: ProxySessions | Mapping[str, ProxySessions], host: str, port: int, *,
+                     ready: Callable[[list[str]], Awaitable[None] | None] | None = None,
                      idle_timeout: float = 1800, max_sessions: int = 100) -> None:
-    """Serve streamable HTTP on ``host:port`` until cancelled; ``ready(url)`` once listening."""
+    """Serve streamable HTTP on ``host:port`` until cancelled; ``ready(urls)`` once listening
+    (one URL per server)."""
     import uvicorn
 
     sock = bind(host, port)
-    bound_port = sock.getsockname()[1]
-    url = f"http://{_url_host(host)}:{bound_port}{MCP_PATH}"
-    app = http_app(sessions, host=host, idle_timeout=idle_timeout, max_sessions=max_sessions)
+    base = f"http://{_url_host(host)}:{sock.getsockname()[1]}"
+    names = [""] if isinstance(servers, ProxySessions) else list(servers)
+    app = http_app(servers, host=host, idle_timeout=idle_timeout, max_sessions=max_sessions)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     if ready is not None:
-        maybe = ready(url)
+        maybe = ready([base + path(name) for name in names])
         if maybe is not None:
             await maybe
     await server.serve(sockets=[sock])

@@ -21,6 +21,7 @@ A refused call answers a ``CallToolResult`` with ``isError: true``, a value-free
 from __future__ import annotations
 
 from ._mcp_catalog import Resolved, ToolCatalog
+from ._mcp_config import ProxyConfig, ServerConfig, build_sessions, load_config
 from ._mcp_langchain import GuardInterceptor
 from ._mcp_results import META_KEY
 from ._mcp_session import REFUSAL_ERROR_CODE, RESOURCE_TOOL, GuardedMCPSession
@@ -39,11 +40,15 @@ __all__ = [
     "RESOURCE_TOOL",
     "GuardInterceptor",
     "GuardedMCPSession",
+    "ProxyConfig",
     "ProxySessions",
     "Resolved",
+    "ServerConfig",
     "ToolCatalog",
     "Upstream",
+    "build_sessions",
     "http_app",
+    "load_config",
     "open_upstream",
     "serve_http",
     "serve_stdio",

@@ -25,16 +25,21 @@ DEFAULT_MAX_SESSIONS = 100
 
 
 def mcp_proxy(
-    policy: Annotated[Path, typer.Option("--policy", "-p", help="Policy file (YAML or JSON).")],
     command: Annotated[list[str] | None, typer.Argument(
         help="The upstream MCP server to start (after --), e.g. -- python server.py.",
         show_default=False)] = None,
-    mode: Annotated[str, typer.Option("--mode", "-m", help="audit | enforce | redact")] = "enforce",
+    policy: Annotated[Path | None, typer.Option("--policy", "-p", help="Policy file (YAML or JSON).")] = None,
+    mode: Annotated[str | None, typer.Option(
+        "--mode", "-m", help="audit | enforce | redact  [default: the config's, else enforce]")] = None,
     upstream: Annotated[str | None, typer.Option(
         "--upstream", help="Guard a streamable HTTP server at this URL instead of a command.")] = None,
     listen: Annotated[str | None, typer.Option(
         "--listen", help="Serve streamable HTTP on HOST:PORT (no authentication: keep it on "
                          "127.0.0.1) instead of stdio.")] = None,
+    config: Annotated[Path | None, typer.Option(
+        "--config", help="A config file of upstream servers with their tool specs (docs/mcp.md).")] = None,
+    server: Annotated[str | None, typer.Option(
+        "--server", help="With --config: the server to guard (default: all of them with --listen).")] = None,
     session_atoms: Annotated[Path | None, typer.Option(
         "--session-atoms", help="A policy-format file whose atoms are bound to every session.")] = None,
     hide_unknown: Annotated[bool, typer.Option(
@@ -54,14 +59,11 @@ def mcp_proxy(
     """
     from ._policy import load_or_exit
 
-    if mode not in MODES:
+    if mode is not None and mode not in MODES:
         fail(f"--mode must be one of {', '.join(MODES)}")
-    argv = tuple(command or ())
-    if bool(argv) == bool(upstream):
-        fail("give the upstream server either as a command after -- or as --upstream URL (not both)")
     address = _address(listen) if listen else None
     try:
-        from tpguard.adapters.mcp import ProxySessions, ToolCatalog, Upstream
+        from tpguard.adapters import mcp
     except ImportError:
         fail('mcp-proxy needs the MCP SDK: pip install "tpguard[mcp]"', EXIT_INPUT)
     from ..guard import Guard
@@ -69,29 +71,65 @@ def mcp_proxy(
 
     provider = (configure(service_name="tpguard-mcp-proxy", jsonl=spans)
                 if spans is not None or otlp_requested() else None)
-    guard = Guard(load_or_exit(policy), mode=mode, tracer_provider=provider)  # type: ignore[arg-type]
-    atoms = load_or_exit(session_atoms).atoms if session_atoms else ()
-    sessions = ProxySessions(guard, ToolCatalog(guard, hide_unknown=hide_unknown),
-                             Upstream(command=argv, url=upstream), atoms=tuple(atoms),
-                             tracer_provider=provider)
+    atoms = tuple(load_or_exit(session_atoms).atoms) if session_atoms else ()
+    options = {"atoms": atoms, "tracer_provider": provider, "hide_unknown": hide_unknown}
+    argv = tuple(command or ())
+    servers: Any
+    if config is not None:
+        if argv or upstream:
+            fail("--config names the upstream servers: drop the command after -- and --upstream")
+        servers = _configured(mcp, config, server, policy, mode, address is not None, options)
+    else:
+        if bool(argv) == bool(upstream):
+            fail("give the upstream server either as a command after -- or as --upstream URL (not both)")
+        if policy is None:
+            fail("--policy is required (or --config with a policy)")
+        guard = Guard(load_or_exit(policy), mode=mode or "enforce", tracer_provider=provider)  # type: ignore[arg-type]
+        servers = mcp.ProxySessions(guard, mcp.ToolCatalog(guard, hide_unknown=hide_unknown),
+                                    mcp.Upstream(command=argv, url=upstream), atoms=atoms,
+                                    tracer_provider=provider)
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(message)s")
-    _run(sessions, address, idle_timeout, max_sessions)
+    _run(servers, address, idle_timeout, max_sessions)
 
 
-def _run(sessions: Any, address: tuple[str, int] | None, idle_timeout: float, max_sessions: int) -> None:
+def _configured(mcp: Any, path: Path, only: str | None, policy: Path | None, mode: str | None,
+                listening: bool, options: dict[str, Any]) -> Any:
+    """The config file's servers as ProxySessions: one (``--server``, or the only one) or, with
+    ``--listen``, all of them by name."""
+    from ..errors import PolicyError
+
+    try:
+        conf = mcp.load_config(path)
+    except PolicyError as e:
+        fail(f"invalid config: {e}")
+    if only is not None and only not in conf.servers:
+        fail(f"--server: {path} has no server {only!r} (it has {', '.join(sorted(conf.servers))})")
+    names = [only] if only else list(conf.servers)
+    if len(names) > 1 and not listening:
+        fail(f"{path} lists {len(names)} servers: choose one with --server NAME (stdio serves one), "
+             "or serve them all with --listen")
+    try:
+        built = mcp.build_sessions(conf, names, policy=policy, mode=mode, **options)
+    except PolicyError as e:
+        fail(f"invalid policy: {e}")
+    return built[names[0]] if len(names) == 1 and (only or not listening) else built
+
+
+def _run(servers: Any, address: tuple[str, int] | None, idle_timeout: float, max_sessions: int) -> None:
     import anyio
 
     from tpguard.adapters.mcp import serve_http, serve_stdio
 
-    def ready(url: str) -> None:
-        print(f"tpguard mcp-proxy: listening on {url}", file=sys.stderr, flush=True)
+    def ready(urls: list[str]) -> None:
+        for url in urls:
+            print(f"tpguard mcp-proxy: listening on {url}", file=sys.stderr, flush=True)
 
     try:
         if address is None:
-            anyio.run(serve_stdio, sessions)
+            anyio.run(serve_stdio, servers)
         else:
             host, port = address
-            anyio.run(lambda: serve_http(sessions, host, port, ready=ready, idle_timeout=idle_timeout,
+            anyio.run(lambda: serve_http(servers, host, port, ready=ready, idle_timeout=idle_timeout,
                                          max_sessions=max_sessions))
     except KeyboardInterrupt:
         return
