@@ -32,8 +32,7 @@ from __future__ import annotations
 import itertools
 import logging
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import anyio
@@ -42,16 +41,14 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp.types import (
     INTERNAL_ERROR,
-    ErrorData,
     JSONRPCError,
     JSONRPCMessage,
     JSONRPCNotification,
     JSONRPCRequest,
     JSONRPCResponse,
 )
-from opentelemetry import propagate, trace
-from opentelemetry.semconv._incubating.attributes import mcp_attributes
-from opentelemetry.trace import SpanKind, TracerProvider
+from opentelemetry import trace
+from opentelemetry.trace import TracerProvider
 
 from tpguard import __version__
 from tpguard.guard import Guard, Interception
@@ -59,6 +56,17 @@ from tpguard.policy import PrivateAtom
 
 from ._mcp_catalog import ToolCatalog
 from ._mcp_results import META_KEY, filter_call_result, filter_read_result, refusal, refusal_meta
+from ._mcp_wire import (
+    ATTR_REFUSAL,
+    ATTR_TOOL_CHANGED,
+    Reply,
+    Streams,
+    error,
+    inject_trace,
+    refusal_text,
+    result,
+    server_span,
+)
 
 __all__ = ["REFUSAL_ERROR_CODE", "RESOURCE_TOOL", "GuardedMCPSession", "Streams"]
 
@@ -70,8 +78,6 @@ RESOURCE_TOOL = "resources/read"
 #: JSON-RPC error code of a withheld ``resources/read`` (implementation-defined server error range)
 REFUSAL_ERROR_CODE = -32050
 
-Streams = tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
-Reply = JSONRPCResponse | JSONRPCError
 
 
 class GuardedMCPSession:
@@ -99,6 +105,7 @@ class GuardedMCPSession:
         self._calls: dict[Any, anyio.CancelScope] = {}
         self._progress: dict[Any, Any] = {}
         self._list_lock = anyio.Lock()
+        self._listing_tried = False
         self._to_client: MemoryObjectSendStream[SessionMessage] | None = None
         self._to_upstream: MemoryObjectSendStream[SessionMessage] | None = None
         self._tg: TaskGroup | None = None
@@ -201,7 +208,7 @@ class GuardedMCPSession:
             _log.error("tpguard: could not read a tool listing (%s)", kind)
             if self.mode == "audit":
                 return JSONRPCMessage(root)
-            return JSONRPCMessage(_error(root.id, INTERNAL_ERROR,
+            return JSONRPCMessage(error(root.id, INTERNAL_ERROR,
                                          f"tpguard could not read the tool listing ({kind})."))
         if len(shown) == len(tools):
             return JSONRPCMessage(root)
@@ -231,7 +238,8 @@ class GuardedMCPSession:
         with anyio.CancelScope() as scope:
             self._calls[req.id] = scope
             try:
-                if not self.catalog.listed:
+                if not self.catalog.listed and not self._listing_tried:
+                    self._listing_tried = True  # once: a server without tools/list is not asked again
                     await self._refresh_tools()
                 with self._server_span("tools/call", name, params):
                     reply = await self._guarded_call(req, name, params)
@@ -246,17 +254,20 @@ class GuardedMCPSession:
         try:
             resolved = self.catalog.resolve(name)
             with self.guard.intercept(resolved.spec, arguments, call_id=str(req.id)) as call:
+                if name in self.catalog.changed:
+                    call.span.set_attribute(ATTR_TOOL_CHANGED, True)
                 if resolved.refusal is not None:
+                    call.span.set_attribute(ATTR_REFUSAL, resolved.refusal)
                     _log.warning("tpguard: refused a call to MCP tool %s (%s)", name, resolved.refusal)
-                    return _result(req.id, refusal(_refusal_text(name, resolved.refusal),
+                    return result(req.id, refusal(refusal_text(name, resolved.refusal),
                                                    refusal_meta(None, mode=self.mode, reason=resolved.refusal)))
                 decision = call.decision
                 if decision.blocked:
-                    return _result(req.id, refusal(decision.message or f"tpguard withheld this call to {name}.",
+                    return result(req.id, refusal(decision.message or f"tpguard withheld this call to {name}.",
                                                    refusal_meta(decision, mode=self.mode)))
                 if decision.redacted:
                     params["arguments"] = decision.arguments
-                _inject_trace(params)
+                inject_trace(params)
                 forwarded = True
                 reply = await self._ask("tools/call", params, req.id)
                 return self._filtered(call, reply)
@@ -265,7 +276,7 @@ class GuardedMCPSession:
             _log.error("tpguard: internal error (%s) in a call to MCP tool %s", kind, name)
             if self.mode == "audit" and not forwarded:
                 return await self._ask("tools/call", req.params, req.id)
-            return _result(req.id, refusal(f"tpguard could not check this call to {name} ({kind}) and "
+            return result(req.id, refusal(f"tpguard could not check this call to {name} ({kind}) and "
                                            "withheld it.", refusal_meta(None, mode=self.mode, reason="error")))
 
     def _filtered(self, call: Interception, reply: Reply) -> Reply:
@@ -285,7 +296,7 @@ class GuardedMCPSession:
             meta = dict(shown.get("_meta") or {})
             meta[META_KEY] = {"action": "redact", "stage": "request", "mode": self.mode}
             shown = {**shown, "_meta": meta}
-        return reply if shown is reply.result else _result(reply.id, shown)
+        return reply if shown is reply.result else result(reply.id, shown)
 
     # -- resources/read ---------------------------------------------------------------------------
     async def _read_resource(self, req: JSONRPCRequest) -> None:
@@ -306,7 +317,7 @@ class GuardedMCPSession:
             with self.guard.intercept(spec, {"uri": params.get("uri")}, call_id=str(req.id)) as call:
                 decision = call.decision
                 if decision.blocked:
-                    return _error(req.id, REFUSAL_ERROR_CODE, decision.message or "tpguard withheld this read.",
+                    return error(req.id, REFUSAL_ERROR_CODE, decision.message or "tpguard withheld this read.",
                                   refusal_meta(decision, mode=self.mode))
                 forwarded = True
                 reply = await self._ask(RESOURCE_TOOL, params, req.id)
@@ -314,7 +325,7 @@ class GuardedMCPSession:
                     return reply
                 shown, withheld = filter_read_result(call, reply.result)
                 if withheld is not None:
-                    return _error(req.id, REFUSAL_ERROR_CODE, withheld.message or "tpguard withheld this read.",
+                    return error(req.id, REFUSAL_ERROR_CODE, withheld.message or "tpguard withheld this read.",
                                   refusal_meta(withheld, mode=self.mode))
                 return reply if shown is reply.result else JSONRPCResponse(jsonrpc="2.0", id=req.id, result=dict(shown))
         except Exception as e:
@@ -322,7 +333,7 @@ class GuardedMCPSession:
             _log.error("tpguard: internal error (%s) in a resources/read", kind)
             if self.mode == "audit" and not forwarded:
                 return await self._ask(RESOURCE_TOOL, req.params, req.id)
-            return _error(req.id, REFUSAL_ERROR_CODE, f"tpguard could not check this read ({kind}) and withheld it.",
+            return error(req.id, REFUSAL_ERROR_CODE, f"tpguard could not check this read ({kind}) and withheld it.",
                           refusal_meta(None, mode=self.mode, reason="error"))
 
     # -- plumbing ---------------------------------------------------------------------------------
@@ -350,41 +361,5 @@ class GuardedMCPSession:
         meta = ServerMessageMetadata(related_request_id=related) if related is not None else None
         await self._to_client.send(SessionMessage(message, metadata=meta))
 
-    @contextmanager
-    def _server_span(self, method: str, name: str | None, params: Mapping[str, Any]) -> Iterator[None]:
-        meta = params.get("_meta")
-        parent = propagate.extract(dict(meta)) if isinstance(meta, Mapping) else None
-        attributes: dict[str, str] = {mcp_attributes.MCP_METHOD_NAME: method}
-        if self.mcp_session_id:
-            attributes[mcp_attributes.MCP_SESSION_ID] = self.mcp_session_id
-        title = f"{method} {name}" if name else method
-        with self._tracer.start_as_current_span(title, context=parent, kind=SpanKind.SERVER,
-                                                attributes=attributes):
-            yield
-
-
-def _inject_trace(params: dict[str, Any]) -> None:
-    carrier: dict[str, str] = {}
-    propagate.inject(carrier)
-    if carrier:
-        meta = params.get("_meta")
-        params["_meta"] = {**(meta if isinstance(meta, Mapping) else {}), **carrier}
-
-
-def _result(request_id: Any, result: Mapping[str, Any]) -> JSONRPCResponse:
-    return JSONRPCResponse(jsonrpc="2.0", id=request_id, result=dict(result))
-
-
-def _error(request_id: Any, code: int, message: str, data: Any = None) -> JSONRPCError:
-    return JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=code, message=message, data=data))
-
-
-_REASONS = {
-    "tool_changed": "its description or schema changed since the proxy first listed it (a possible "
-                    "rug pull); review the server before calling it again",
-    "unknown_tool_hidden": "it has no purpose in the policy and this proxy hides unknown tools",
-}
-
-
-def _refusal_text(name: str, reason: str) -> str:
-    return f"tpguard refused this call to {name}: {_REASONS.get(reason, reason)}."
+    def _server_span(self, method: str, name: str | None, params: Mapping[str, Any]) -> Any:
+        return server_span(self._tracer, method, name, params, self.mcp_session_id)

@@ -108,7 +108,8 @@ async def test_an_unknown_tool_is_checked_as_external_and_may_be_hidden() -> Non
 @pytest.mark.parametrize("mode", ["audit", "enforce"])
 async def test_a_tool_whose_description_changes_is_a_rug_pull(mode: str, caplog: pytest.LogCaptureFixture) -> None:
     received: list[tuple[str, dict[str, Any]]] = []
-    guard = Guard(POLICY, mode=mode)  # type: ignore[arg-type]
+    cap = SpanCapture()
+    guard = Guard(POLICY, mode=mode, tracer_provider=cap.provider)  # type: ignore[arg-type]
     catalog = ToolCatalog(guard)
     harmless = {"summary": f"Pickup {PICKUP} is ready.", "pickup_id": PICKUP}
     async with guarded(guard, upstream(received), catalog) as (client, _):
@@ -119,6 +120,9 @@ async def test_a_tool_whose_description_changes_is_a_rug_pull(mode: str, caplog:
                 await anyio.sleep(0.01)
         result = await client.call_tool("team_handoff", harmless)
     assert "MCP tool team_handoff of upstream changed its description or schema" in caplog.text
+    span = cap.tool_spans("team_handoff")[-1]
+    assert span.attributes["tpguard.mcp.tool_changed"] is True  # type: ignore[index]
+    assert span.attributes.get("tpguard.mcp.refusal") == (None if mode == "audit" else "tool_changed")  # type: ignore[union-attr]
     if mode == "audit":
         assert not result.isError and ("team_handoff", harmless) in received
     else:
