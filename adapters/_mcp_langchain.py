@@ -21,7 +21,7 @@ from mcp.types import CallToolResult
 from tpguard.guard import Guard
 from tpguard.policy import ToolSpec
 
-from ._mcp_results import filter_call_result, refusal, refusal_meta
+from ._mcp_results import guarded_result, refusal, refusal_meta
 
 __all__ = ["GuardInterceptor"]
 
@@ -52,13 +52,5 @@ class GuardInterceptor:
             if not isinstance(result, CallToolResult) or result.isError:
                 return result  # a ToolMessage/Command from another interceptor, or the tool's error
             raw = result.model_dump(by_alias=True, exclude_none=True)
-            try:
-                shown = filter_call_result(call, raw)
-            except Exception as e:  # fail closed in enforce/redact, open in audit
-                if decision.mode == "audit":
-                    return result
-                kind = type(e).__qualname__
-                return CallToolResult.model_validate(refusal(
-                    f"tpguard could not check the result of {request.name} ({kind}) and withheld it.",
-                    refusal_meta(None, mode=decision.mode, reason="error", stage="result")))
+            shown = guarded_result(call, raw, request.name)
             return result if shown is raw else CallToolResult.model_validate(shown)

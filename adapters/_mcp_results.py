@@ -20,7 +20,8 @@ from typing import Any
 
 from tpguard.guard import Decision, Interception
 
-__all__ = ["META_KEY", "filter_call_result", "filter_read_result", "refusal", "refusal_meta"]
+__all__ = ["META_KEY", "filter_call_result", "filter_read_result", "guarded_result", "refusal",
+           "refusal_meta"]
 
 #: the ``_meta`` key of tpguard's marker on a refused or rewritten result
 META_KEY = "tpguard/decision"
@@ -118,3 +119,17 @@ def filter_read_result(call: Interception, result: Mapping[str, Any]) -> tuple[M
     if not _changed(call):
         return result, None
     return {**result, "contents": shown}, None
+
+
+def guarded_result(call: Interception, result: Mapping[str, Any], tool: str) -> Mapping[str, Any]:
+    """:func:`filter_call_result`, failing closed: if the proxy cannot check the result, the
+    refusal (``reason: "error"``) in enforce/redact and the result as it is in audit."""
+    try:
+        return filter_call_result(call, result)
+    except Exception as e:
+        mode = call.decision.mode
+        if mode == "audit":
+            return result
+        kind = type(e).__qualname__
+        return refusal(f"tpguard could not check the result of {tool} ({kind}) and withheld it.",
+                       refusal_meta(None, mode=mode, reason="error", stage="result"))
