@@ -65,6 +65,17 @@ def upstream(received: list[tuple[str, dict[str, Any]]]) -> FastMCP:
         await ctx.session.send_tool_list_changed()
         return "changed"
 
+    @server.tool()
+    async def ask_the_model(question: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        """Ask the client's model (sampling) and report progress on the way."""
+        from mcp.types import SamplingMessage, TextContent
+
+        await ctx.report_progress(1, 2)
+        reply = await ctx.session.create_message(
+            [SamplingMessage(role="user", content=TextContent(type="text", text=question))], max_tokens=10)
+        await ctx.report_progress(2, 2)
+        return f"the model said: {reply.content.text}"  # type: ignore[union-attr]
+
     @server.resource("visit://{visit_id}")
     def visit_record(visit_id: str) -> str:
         """The visit record as a resource."""
@@ -75,7 +86,8 @@ def upstream(received: list[tuple[str, dict[str, Any]]]) -> FastMCP:
 
 
 @asynccontextmanager
-async def guarded(guard: Guard, server: FastMCP, catalog: ToolCatalog | None = None,
+async def guarded(guard: Guard, server: FastMCP, catalog: ToolCatalog | None = None, *,
+                  client_options: dict[str, Any] | None = None,
                   **session: Any) -> AsyncIterator[tuple[ClientSession, GuardedMCPSession]]:
     """An initialized SDK client talking to ``server`` through a :class:`GuardedMCPSession`."""
     proxy = GuardedMCPSession(guard, catalog or ToolCatalog(guard), **session)
@@ -85,7 +97,7 @@ async def guarded(guard: Guard, server: FastMCP, catalog: ToolCatalog | None = N
             anyio.create_task_group() as tg:
         tg.start_soon(lambda: low.run(server_side[0], server_side[1], low.create_initialization_options()))
         tg.start_soon(proxy.run, proxy_in, proxy_up)
-        async with ClientSession(client_side[0], client_side[1]) as client:
+        async with ClientSession(client_side[0], client_side[1], **(client_options or {})) as client:
             await client.initialize()
             yield client, proxy
         tg.cancel_scope.cancel()

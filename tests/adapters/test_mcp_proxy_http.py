@@ -68,8 +68,9 @@ async def client(url: str) -> AsyncIterator[ClientSession]:
 
 
 async def test_enforce_over_http_refuses_and_the_upstream_receives_nothing(tmp_path: Path) -> None:
-    record = tmp_path / "received.jsonl"
-    with serving(*proxy("enforce", "--", sys.executable, str(UPSTREAM), "--record", str(record))) as url:
+    record, spans = tmp_path / "received.jsonl", tmp_path / "spans.jsonl"
+    argv = proxy("enforce", "--spans", str(spans), "--", sys.executable, str(UPSTREAM), "--record", str(record))
+    with serving(*argv) as url:
         assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
         async with client(url) as session:
             names = {t.name for t in (await session.list_tools()).tools}
@@ -81,6 +82,10 @@ async def test_enforce_over_http_refuses_and_the_upstream_receives_nothing(tmp_p
     assert NAME not in text(refused) + json.dumps(refused.meta) and PHONE not in text(refused)
     assert not allowed.isError
     assert received(record) == [{"tool": "team_handoff", "arguments": {**CLEAN, "work_notes": ""}}]
+    server_spans = [json.loads(line) for line in spans.read_text().splitlines()
+                    if json.loads(line)["name"] == "tools/call team_handoff"]
+    session_ids = {span["attributes"].get("mcp.session.id") for span in server_spans}
+    assert len(server_spans) == 2 and len(session_ids) == 1 and None not in session_ids  # the Mcp-Session-Id
 
 
 async def test_redact_over_http_forwards_placeholders(tmp_path: Path) -> None:

@@ -214,3 +214,26 @@ async def test_one_guard_session_per_mcp_session_carries_taint() -> None:
     async with guarded(guard, upstream(received)) as (client, _):
         passed = await client.call_tool("team_handoff", args)
     assert not passed.isError and received == [("team_handoff", args)]
+
+
+async def test_server_requests_and_progress_pass_through_a_guarded_call() -> None:
+    """Sampling requests the server sends mid-call, the client's replies and progress notifications
+    cross the proxy unchanged (the proxy is transparent to what it does not guard)."""
+    from mcp.types import CreateMessageResult, TextContent
+
+    asked: list[str] = []
+    progress: list[float] = []
+
+    async def sampling(_ctx: Any, params: Any) -> CreateMessageResult:
+        asked.append(params.messages[0].content.text)
+        return CreateMessageResult(role="assistant", content=TextContent(type="text", text="fine"), model="m")
+
+    async def on_progress(done: float, total: float | None, _message: str | None) -> None:
+        progress.append(done)
+
+    guard = Guard(POLICY, mode="enforce")
+    async with guarded(guard, upstream([]), client_options={"sampling_callback": sampling}) as (client, _):
+        result = await client.call_tool("ask_the_model", {"question": "how is it going?"},
+                                        progress_callback=on_progress)
+    assert not result.isError and _text(result) == "the model said: fine"
+    assert asked == ["how is it going?"] and progress == [1, 2]
