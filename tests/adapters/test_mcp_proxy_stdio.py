@@ -88,10 +88,12 @@ async def test_enforce_refuses_without_naming_a_value_and_the_upstream_receives_
 
 
 async def test_redact_forwards_typed_placeholders(tmp_path: Path) -> None:
-    record = tmp_path / "received.jsonl"
-    async with proxied("redact", record) as client:
-        result = await client.call_tool("team_handoff", LEAKY)
+    record, atoms = tmp_path / "received.jsonl", tmp_path / "session.yaml"
+    atoms.write_text('atoms:\n  - {id: member, type: member_id, value: "MBR-55120"}\n')
+    async with proxied("redact", record, "--session-atoms", str(atoms)) as client:
+        result = await client.call_tool("team_handoff", {**LEAKY, "work_notes": "member MBR-55120"})
     assert not result.isError
     (call,) = received(record)
     assert call["arguments"]["summary"] == f"[PERSON_NAME_1] ([PHONE_1]) can collect {PICKUP}."
+    assert call["arguments"]["work_notes"] == "member [MEMBER_ID_1]"  # an atom of --session-atoms
     assert NAME not in json.dumps(call) and PHONE not in json.dumps(call)
