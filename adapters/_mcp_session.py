@@ -29,6 +29,7 @@ logs tool names and error types, never an argument or a result.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import uuid
@@ -174,7 +175,8 @@ class GuardedMCPSession:
                 if isinstance(root, JSONRPCResponse | JSONRPCError):
                     waiter = self._waiters.pop(root.id, None)
                     if waiter is not None:
-                        await waiter.send(root)
+                        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+                            waiter.send_nowait(root)  # room for one; gone if the call was cancelled
                         continue
                     if root.id in self._lists:
                         self._lists.discard(root.id)

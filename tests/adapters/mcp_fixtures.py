@@ -76,6 +76,14 @@ def upstream(received: list[tuple[str, dict[str, Any]]]) -> FastMCP:
         await ctx.report_progress(2, 2)
         return f"the model said: {reply.content.text}"  # type: ignore[union-attr]
 
+    @server.tool()
+    async def slow(note: str) -> str:
+        """Takes a minute (a call to cancel)."""
+        received.append(("slow", {"note": note}))
+        await anyio.sleep(60)
+        received.append(("slow finished", {}))
+        return "done"
+
     @server.resource("visit://{visit_id}")
     def visit_record(visit_id: str) -> str:
         """The visit record as a resource."""

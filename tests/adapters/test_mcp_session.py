@@ -237,3 +237,31 @@ async def test_server_requests_and_progress_pass_through_a_guarded_call() -> Non
                                         progress_callback=on_progress)
     assert not result.isError and _text(result) == "the model said: fine"
     assert asked == ["how is it going?"] and progress == [1, 2]
+
+
+async def test_a_cancelled_call_is_cancelled_upstream_and_the_session_goes_on() -> None:
+    from mcp.shared.exceptions import McpError
+    from mcp.types import CancelledNotification, CancelledNotificationParams, ClientNotification
+
+    received: list[tuple[str, dict[str, Any]]] = []
+    guard = Guard(POLICY, mode="enforce")
+    outcome: list[str] = []
+    async with guarded(guard, upstream(received)) as (client, proxy):
+        async def call() -> None:
+            try:
+                await client.call_tool("slow", {"note": "hello"})
+                outcome.append("returned")
+            except McpError as e:
+                outcome.append(e.error.message)
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(call)
+                while not received:  # the call reached the server
+                    await anyio.sleep(0.01)
+                await client.send_notification(ClientNotification(CancelledNotification(
+                    params=CancelledNotificationParams(requestId=1, reason="user"))))
+            after = await client.call_tool("team_handoff", {"summary": "ready", "pickup_id": PICKUP})
+        assert proxy._calls == {} and proxy._waiters == {}
+    assert outcome == ["Request cancelled"]  # the server's answer to the cancellation, forwarded
+    assert ("slow finished", {}) not in received and not after.isError
