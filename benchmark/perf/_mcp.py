@@ -9,7 +9,10 @@ recording SDK tracer provider). The call is the healthcare hand-off, authorized,
 server on both paths. Calls alternate between the two paths in rounds so drift hits both alike;
 the figure is the ratio of medians.
 
-    python -m tpguard.benchmark.perf._mcp [--calls 300] [--mode enforce]
+    python -m tpguard.benchmark.perf._mcp [--calls 300] [--mode enforce] [--no-spans]
+
+``--no-spans`` uses OpenTelemetry's no-op provider: what ``tpguard mcp-proxy`` runs with when
+neither ``--spans`` nor OTLP export is configured.
 
 Needs the ``mcp`` extra. Not part of ``tpguard bench perf``'s default run yet.
 """
@@ -40,6 +43,7 @@ class McpOverhead:
 
     mode: str
     calls: int
+    spans: bool
     direct_us: float
     proxied_us: float
     direct_cpu_us: float
@@ -54,7 +58,8 @@ class McpOverhead:
         return self.proxied_cpu_us / self.direct_cpu_us
 
     def line(self) -> str:
-        return (f"MCP call, {self.mode} (median of {self.calls} calls each): wall direct "
+        recording = "recording spans" if self.spans else "no-op spans"
+        return (f"MCP call, {self.mode}, {recording} (median of {self.calls} calls each): wall direct "
                 f"{self.direct_us:.0f} µs, through the proxy {self.proxied_us:.0f} µs — "
                 f"{self.ratio:.2f}×; CPU {self.direct_cpu_us:.0f} µs vs {self.proxied_cpu_us:.0f} µs — "
                 f"{self.cpu_ratio:.2f}×")
@@ -106,13 +111,15 @@ async def _timed(call: Callable[[], Awaitable[Any]], n: int, out: list[tuple[flo
         out.append(((time.perf_counter_ns() - t0) / 1000, (time.process_time_ns() - c0) / 1000))
 
 
-async def _measure(calls: int, mode: str, rounds: int) -> McpOverhead:
+async def _measure(calls: int, mode: str, rounds: int, spans: bool) -> McpOverhead:
     from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.trace import NoOpTracerProvider
 
     from tpguard import Guard
     from tpguard.adapters.mcp import GuardedMCPSession, ToolCatalog
 
-    provider = TracerProvider()  # recording, no exporter: the spans are built, not shipped
+    # recording, no exporter: the spans are built, not shipped
+    provider = TracerProvider() if spans else NoOpTracerProvider()
     guard = Guard(POLICY, mode=mode, tracer_provider=provider)  # type: ignore[arg-type]
     proxy = GuardedMCPSession(guard, ToolCatalog(guard), tracer_provider=provider)
     direct: list[tuple[float, float]] = []
@@ -126,21 +133,23 @@ async def _measure(calls: int, mode: str, rounds: int) -> McpOverhead:
             await _timed(lambda: plain.call_tool("team_handoff", CALL), per_round, direct)
             await _timed(lambda: guarded.call_tool("team_handoff", CALL), per_round, proxied)
     med = statistics.median
-    return McpOverhead(mode, len(direct), med(w for w, _ in direct), med(w for w, _ in proxied),
+    return McpOverhead(mode, len(direct), spans, med(w for w, _ in direct), med(w for w, _ in proxied),
                        med(c for _, c in direct), med(c for _, c in proxied))
 
 
-def measure_mcp_overhead(calls: int = 300, mode: str = "enforce", rounds: int = 10) -> McpOverhead:
+def measure_mcp_overhead(calls: int = 300, mode: str = "enforce", rounds: int = 10,
+                         spans: bool = True) -> McpOverhead:
     """Median per-call latency of a direct and a proxied MCP call (see the module docstring)."""
-    return anyio.run(_measure, calls, mode, rounds)
+    return anyio.run(_measure, calls, mode, rounds, spans)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="MCP proxy overhead per tool call")
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--mode", default="enforce", choices=["audit", "enforce", "redact"])
+    parser.add_argument("--no-spans", action="store_true", help="OpenTelemetry's no-op provider")
     args = parser.parse_args()
-    print(measure_mcp_overhead(args.calls, args.mode).line())
+    print(measure_mcp_overhead(args.calls, args.mode, spans=not args.no_spans).line())
 
 
 if __name__ == "__main__":
