@@ -1,7 +1,8 @@
-"""Framework adapters, installed as ``tpguard.adapters``: ``langchain`` and ``smolagents``.
+"""Framework adapters, installed as ``tpguard.adapters``: ``langchain``, ``smolagents``, ``mcp``
+(the MCP proxy and its library adapters) and ``fastmcp``.
 
 Each adapter imports its framework only when used; install the matching extra
-(``pip install "tpguard[langchain]"`` / ``"tpguard[smolagents]"``).
+(``pip install "tpguard[langchain]"`` / ``"tpguard[smolagents]"`` / ``"tpguard[mcp]"``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The ``tpguard`` command line (typer + rich).
 
 ``tpguard policy validate FILE`` · ``tpguard policy matrix FILE`` · ``tpguard check ...`` ·
-``tpguard models list|fetch`` · ``tpguard serve-model MODEL``; the
+``tpguard models list|fetch`` · ``tpguard serve-model MODEL`` · ``tpguard mcp-proxy ... -- CMD``; the
 benchmark adds ``tpguard bench ...`` and ``tpguard audit ...`` when it is installed. Exit codes and
 one-line errors: :mod:`tpguard.cli._console`.
 """
@@ -15,6 +15,7 @@ import typer
 from ._check import check
 from ._console import EXIT_TEXT, OneLineErrors
 from ._local import models_app, serve_model
+from ._mcp import mcp_proxy
 from ._policy import policy_app
 
 __all__ = ["app", "main"]
@@ -31,6 +32,7 @@ app.add_typer(policy_app, name="policy")
 app.command("check")(check)
 app.add_typer(models_app, name="models")
 app.command("serve-model")(serve_model)
+app.command("mcp-proxy")(mcp_proxy)
 
 
 def _print_version(value: bool) -> None:

@@ -1,0 +1,54 @@
+"""MCP tools in a LangChain agent: ``langchain-mcp-adapters`` with :class:`GuardInterceptor`, a real
+``create_agent`` loop driven by a scripted model, against an in-process FastMCP server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain_mcp_adapters")
+
+from langchain.agents import create_agent
+from langchain_core.messages import ToolMessage
+from langchain_mcp_adapters.tools import load_mcp_tools
+from mcp.shared.memory import create_connected_server_and_client_session
+from mcp_fixtures import NAME, PHONE, PICKUP, POLICY, upstream
+
+from tpguard import Guard
+from tpguard.adapters.mcp import GuardInterceptor
+from tpguard.testing.langchain import ScriptedChatModel
+
+LEAKY = {"summary": f"{NAME} ({PHONE}) can collect {PICKUP}.", "pickup_id": PICKUP}
+USER = {"messages": [{"role": "user", "content": "Hand the case to the pharmacy."}]}
+
+
+async def run_agent(mode: str, received: list[tuple[str, dict[str, Any]]]) -> list[ToolMessage]:
+    server = upstream(received)
+    async with create_connected_server_and_client_session(server._mcp_server) as session:
+        tools = await load_mcp_tools(session, tool_interceptors=[GuardInterceptor(Guard(POLICY, mode=mode))])  # type: ignore[arg-type]
+        model = ScriptedChatModel(turns=[[{"name": "team_handoff", "args": LEAKY}], "Done."])
+        state = await create_agent(model, tools=tools).ainvoke(USER)
+    return [m for m in state["messages"] if isinstance(m, ToolMessage)]
+
+
+async def test_enforce_refuses_in_the_agent_loop_and_the_server_receives_nothing() -> None:
+    received: list[tuple[str, dict[str, Any]]] = []
+    (message,) = await run_agent("enforce", received)
+    assert received == []
+    assert message.status == "error" and "person_name" in str(message.content)
+    assert NAME not in str(message.content) and PHONE not in str(message.content)
+
+
+async def test_redact_sends_placeholders_through_the_adapters() -> None:
+    received: list[tuple[str, dict[str, Any]]] = []
+    (message,) = await run_agent("redact", received)
+    assert message.status != "error"
+    assert received == [("team_handoff", {"summary": f"[PERSON_NAME_1] ([PHONE_1]) can collect {PICKUP}.",
+                                          "pickup_id": PICKUP})]
+
+
+async def test_audit_changes_nothing() -> None:
+    received: list[tuple[str, dict[str, Any]]] = []
+    await run_agent("audit", received)
+    assert received == [("team_handoff", LEAKY)]
