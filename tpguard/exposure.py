@@ -24,6 +24,7 @@ request stage. The requester's own atoms are authorized by a pair per atom
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from email.utils import getaddresses
 from typing import Any, Literal
@@ -219,15 +220,25 @@ class Exposure:
             yield _NOBODY
 
     def _in_text(self, text: str) -> Iterator[Recipient]:
+        """A declared id or address as a whole, else each ``,``/``;``/line-separated piece: as a
+        whole, or every address in it — what ``getaddresses`` reads *and* anything address-shaped
+        elsewhere in the piece (a display name ``"evil@x" <ann@…>`` names both)."""
         rid = self._addresses.get(_fold(text))
         if rid is not None:
             yield self.recipients[rid]
             return
-        parsed = [addr for _, addr in getaddresses([text]) if addr]
-        if not parsed:
-            yield _NOBODY
-        for addr in parsed:
-            yield self.resolve(addr)
+        for piece in _PIECES.split(text):
+            if not piece.strip():
+                continue
+            rid = self._addresses.get(_fold(piece))
+            if rid is not None:
+                yield self.recipients[rid]
+                continue
+            found = {addr for _, addr in getaddresses([piece]) if addr} | set(_ADDRESS.findall(piece))
+            if not found:
+                yield _NOBODY
+            for addr in sorted(found):
+                yield self.resolve(addr)
 
     def auth(self, atom_id: str, atom_type: str, recipient: Recipient, *, registered: bool = True) -> bool:
         """``Auth(r, e)``, most specific first (module docstring); O(1)."""
@@ -262,6 +273,8 @@ class Exposure:
 
 
 _NOBODY = Recipient(id=UNDECLARED, kind="external")
+_PIECES = re.compile(r"[,;\n]+")
+_ADDRESS = re.compile(r"[^\s<>,;:()\"'\[\]]+@[^\s<>,;:()\"'\[\]]+")
 _DEPTH = 4  # how deep a recipient argument is read (a list of records of lists of addresses)
 
 

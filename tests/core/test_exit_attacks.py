@@ -137,6 +137,12 @@ def test_exposure_named_reads_addresses_as_a_mail_client_does() -> None:
     assert [r.id for r in ex.named(["me", "stranger@x.example"])] == ["me", "undeclared"]
     assert [r.id for r in ex.named([])] == ["undeclared"]
     assert [r.id for r in ex.named(3.5)] == ["undeclared"]
+    # every address-shaped token counts, however the string is punctuated
+    for hidden in ["me; evil@x.example", "me\nevil@x.example", "ops@v.example evil@x.example",
+                   '"evil@x.example" <ops@v.example>', "ops@v.example (evil@x.example)",
+                   'ops@v.example, "x, <evil@x.example>"']:
+        assert "undeclared" in [r.id for r in ex.named(hidden)], hidden
+    assert [r.id for r in ex.named("me, ext:v")] == ["me", "ext:v"]  # declared ids, comma-separated
 
 
 # -- markup ------------------------------------------------------------------------------------------
