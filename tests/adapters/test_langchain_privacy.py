@@ -114,6 +114,20 @@ def test_the_messages_stream_carries_the_guarded_answer(mode: str, kind: str, tm
     assert ("[DIAGNOSIS_1]" in text) if mode == "redact" else ("tpguard withheld" in text)
 
 
+def test_the_async_messages_stream_carries_the_guarded_answer() -> None:
+    import asyncio
+
+    guard = Guard(POLICY, mode="redact")
+
+    async def collect() -> list[Any]:
+        return [e async for e in streaming_agent(guard).astream(USER, stream_mode="messages")]
+
+    with guard.session(**SESSION):
+        events = asyncio.run(collect())
+    text = ai_text(events)
+    assert "[DIAGNOSIS_1]" in text and not [v for v in FORBIDDEN if v in text], text
+
+
 def test_without_exits_the_stream_is_token_by_token_and_unguarded() -> None:
     guard = Guard(POLICY, mode="enforce")
     with guard.session(**SESSION):
