@@ -423,7 +423,9 @@ class Guard:
         ex = self._decide_exit(binding.channel, binding.named(args), dict(args), mode)
         ex = replace(ex, tool=binding.channel)
         if ex.redacted and any(ex.arguments.get(k) != v for k, v in args.items() if binding.names_recipients(k)):
-            ex = replace(ex, action="block", arguments=args)  # an address is never rewritten
+            ex = replace(ex, action="block", arguments=args,  # an address is never rewritten
+                         message=f"tpguard withheld this {binding.channel}: a recipient argument "
+                                 "carried what a recipient may not receive, and an address is never rewritten.")
         if ex.blocked:
             who = recipient_label(denied(ex.recipients, ex.forbidden, self._session().exposure()))
             what = (f"it carried {', '.join(sorted({f.atom_type for f in ex.forbidden}))}, which "

@@ -70,6 +70,7 @@ def test_recipient_arguments_are_scanned_like_any_other_text() -> None:
         assert d.blocked, mode
         assert d.exit is not None and [f.atom_id for f in d.exit.forbidden] == ["bob.dx"]
         assert [f.path for f in d.exit.forbidden] == ["to"] and no_secret(d.message)
+        assert d.exit.blocked and "withheld" in str(d.exit.message) and no_secret(d.exit.message)
     audit = guard("audit").check("send_email", args)
     assert audit.allowed and audit.exit is not None and audit.exit.forbidden
 
