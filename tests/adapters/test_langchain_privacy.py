@@ -146,3 +146,20 @@ def test_the_v3_messages_projection_carries_the_guarded_answer(mode: str) -> Non
         texts = [(list(stream.text), str(stream.output_message)) for stream in run.messages]
     assert texts and not [v for v in FORBIDDEN if v in str(texts)], texts
     assert ("[DIAGNOSIS_1]" if mode == "redact" else "tpguard withheld") in str(texts)
+
+
+def test_astream_events_without_the_model_runs_own_events_carries_the_guarded_answer() -> None:
+    """``astream_events`` reports every run, the model's own too (its raw tokens and output: not
+    ours to guard, docs/langchain.md); ``exclude_tags=["nostream"]`` leaves the guarded one."""
+    import asyncio
+
+    guard = Guard(POLICY, mode="redact")
+
+    async def collect(**kw: Any) -> str:
+        return str([e async for e in streaming_agent(guard).astream_events(USER, version="v2", **kw)])
+
+    with guard.session(**SESSION):
+        everything = asyncio.run(collect())
+        filtered = asyncio.run(collect(exclude_tags=["nostream"]))
+    assert "hepatitis" in everything  # pinned: the model run's own events (see docs/langchain.md)
+    assert "[DIAGNOSIS_1]" in filtered and not [v for v in FORBIDDEN if v in filtered]
