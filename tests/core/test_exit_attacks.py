@@ -149,7 +149,7 @@ def test_exposure_named_reads_addresses_as_a_mail_client_does() -> None:
 # -- markup ------------------------------------------------------------------------------------------
 HIDDEN = ["<b>hepatitis</b> B", "&#104;epatitis B", "hepa<i></i>titis B", "hepatitis<br>B",
           "<p>Bob</p><p>Ray</p>", "hep<!-- x -->atitis&nbsp;B", "<span>Bob</span>\n<span>Ray</span>",
-          "<a href='#'>hepatitis</a>&#x20;B"]
+          "<a href='#'>hepatitis</a>&#x20;B", "hepa**titis** B", "Bob R~~a~~y", "hep`atit`is B"]
 
 
 @pytest.mark.parametrize("answer", HIDDEN)
@@ -168,7 +168,8 @@ def test_markup_redaction_replaces_what_the_reader_would_have_read() -> None:
 
 
 @pytest.mark.parametrize("text", ["<b>Ann Lee</b> has <i>asthma</i>.", "if a<b and c>d then ok",
-                                  "<p>Bob</p>Rayburn <em>hepatitis</em> A", "x < 3 and y > 2"])
+                                  "<p>Bob</p>Rayburn <em>hepatitis</em> A", "x < 3 and y > 2",
+                                  "**Ann Lee** has *asthma*; 2*3*4 = 24", "snake_case_name and `code`"])
 def test_innocent_markup_passes(text: str) -> None:
     d = guard("enforce").check_exit("final_response", None, text)
     assert not d.blocked, d.forbidden
