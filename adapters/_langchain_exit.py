@@ -13,18 +13,35 @@ tool calls and metadata.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from langchain.agents.middleware import ModelResponse
 from langchain.agents.middleware.types import ExtendedModelResponse
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables.config import var_child_runnable_config
+from langgraph.constants import TAG_NOSTREAM
 
 from tpguard.guard import Decision, Guard
 
-__all__ = ["CHANNEL", "guarded_response"]
+__all__ = ["CHANNEL", "guarded_response", "unstreamed"]
 
 CHANNEL = "final_response"
+
+
+@contextmanager
+def unstreamed() -> Iterator[None]:
+    """The model call inside runs tagged ``nostream``: LangGraph's ``messages`` stream does not
+    relay its tokens (nor, for a model that does not stream, its message at ``on_llm_end``) — it
+    relays the model node's output instead, which is the guarded message."""
+    config = var_child_runnable_config.get() or {}
+    tags = [*(config.get("tags") or ()), TAG_NOSTREAM]
+    token = var_child_runnable_config.set({**config, "tags": tags})
+    try:
+        yield
+    finally:
+        var_child_runnable_config.reset(token)
 
 
 def guarded_response(guard: Guard, recipient: str | None, response: Any) -> Any:

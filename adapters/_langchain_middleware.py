@@ -11,7 +11,12 @@ LangChain validates them); ``@purpose_bound`` on the tool itself sees the valida
 
 With ``exits=True`` it also guards what the model says to the requester (exposure stage, issue 11):
 ``wrap_model_call``/``awrap_model_call`` pass each ``AIMessage``'s text through
-:meth:`Guard.check_exit` (channel ``final_response``; see :mod:`._langchain_exit`).
+:meth:`Guard.check_exit` (channel ``final_response``; see :mod:`._langchain_exit`), and run the
+model call tagged ``nostream`` so a ``messages`` stream relays the guarded message, not the
+model's tokens.
+
+Its hook runs in a LangSmith trace record no payload (``trace_policy``: the raw, pre-guard
+arguments would otherwise be their inputs) unless the guard itself records raw arguments.
 """
 
 from __future__ import annotations
@@ -31,9 +36,19 @@ from tpguard.guard import Decision, Guard, Interception
 from tpguard.policy import ToolSpec
 
 from ._langchain_args import as_spec, injected_keys, model_arguments, tool_schema
-from ._langchain_exit import guarded_response
+from ._langchain_exit import guarded_response, unstreamed
 
 __all__ = ["PurposeBoundMiddleware"]
+
+try:  # LangChain >= 1.5 / LangGraph with TracePolicy: middleware hook runs can be shaped
+    from langgraph.types import TracePolicy, omit_payload
+
+    #: what the middleware's own hook runs record (LangSmith's ``wrap_tool_call`` and
+    #: ``wrap_model_call`` runs): no inputs — the raw, pre-guard tool-call arguments and the
+    #: conversation — and no outputs
+    _NO_PAYLOAD: Any = TracePolicy(process_inputs=omit_payload, process_outputs=omit_payload)
+except ImportError:  # older versions have no hook to shape; docs/langchain.md says so
+    _NO_PAYLOAD = None
 
 _log = logging.getLogger("tpguard")
 _names = itertools.count(1)
@@ -79,6 +94,8 @@ class PurposeBoundMiddleware(AgentMiddleware):
         self._injected: dict[str, tuple[int, frozenset[str]]] = {}
         self.exits = exits
         self.recipient = recipient
+        if guard.recording != "raw" and _NO_PAYLOAD is not None:  # as the guard's own spans
+            self.trace_policy = _NO_PAYLOAD
 
     @property
     def name(self) -> str:
@@ -117,12 +134,18 @@ class PurposeBoundMiddleware(AgentMiddleware):
     # ``wrap_model_call`` rather than ``after_model``: the guarded text replaces the model's reply
     # before it becomes state, so the unguarded answer is never checkpointed or streamed as state.
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        response = handler(request)
-        return guarded_response(self.guard, self.recipient, response) if self.exits else response
+        if not self.exits:
+            return handler(request)
+        with unstreamed():
+            response = handler(request)
+        return guarded_response(self.guard, self.recipient, response)
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
-        response = await handler(request)
-        return guarded_response(self.guard, self.recipient, response) if self.exits else response
+        if not self.exits:
+            return await handler(request)
+        with unstreamed():
+            response = await handler(request)
+        return guarded_response(self.guard, self.recipient, response)
 
     # -- helpers ---------------------------------------------------------------------------------
     def spec_for(self, tool_name: str, tool: Any = None) -> ToolSpec:

@@ -11,7 +11,11 @@ Two requester-visible exits of a smolagents run, each through :meth:`Guard.check
   value of each code action, which smolagents logs to the console and keeps as the step's
   observation: the agent's ``python_executor`` is wrapped in a thin proxy that checks the
   ``CodeOutput`` before the agent logs it (so the model reads the guarded observation too). A step
-  that raises has its print output checked in place before the agent reads it.
+  that raises has its print output checked in place, and its error message — which the agent logs
+  and keeps in memory for the model (``raise ValueError(r)``, ``assert False, r``, ``int(r)``) —
+  checked too: a withheld or rewritten message is raised as a new error of the same type
+  carrying the guarded text, outside the ``except`` block, so the original (and the traceback
+  frames holding the value) is not chained to it.
 
 Not covered: a ``ToolCallingAgent``'s tool observations are raw tool returns (internal evidence,
 guarded by the result stage — ``@purpose_bound`` with an acquisition scope), and what a tool
@@ -80,9 +84,41 @@ class _GuardedExecutor:
     def __call__(self, code_action: str) -> Any:
         try:
             out = self._inner(code_action)
-        except Exception:
+        except Exception as e:
             self._guard_printed()
-            raise
+            replacement = self._guard_error(e)
+            if replacement is None:
+                raise
+            del e  # raised below, outside this block: the original is not even its __context__
+        else:
+            return self._guard_output(out)
+        raise replacement
+
+    def _guard_error(self, error: Exception) -> Exception | None:
+        """A failed step: the agent logs ``str(error)`` to the console and keeps it in memory, where
+        the model reads it (``raise ValueError(r)``, ``assert False, r``, ``int(r)``). ``None``
+        when it may be shown as it is; else the same error type (or ``RuntimeError``) carrying the
+        guarded text — the rewrite, or the refusal."""
+        try:
+            text = str(error)
+        except Exception:  # an error whose message cannot be read is not shown
+            text = None
+        if text is None:
+            shown = f"tpguard withheld this step's error ({type(error).__qualname__}): it could not be read."
+        else:
+            decision = self._guard.check_exit("console", self._recipient, text)
+            if decision.action == "allow":
+                return None
+            shown = str(_shown(decision))
+        try:
+            replacement = type(error)(shown)
+            if shown in str(replacement):
+                return replacement
+        except Exception:  # an error type that needs other arguments
+            pass
+        return RuntimeError(shown)
+
+    def _guard_output(self, out: Any) -> Any:
         logs = out.logs
         if logs:
             logs = _shown(self._guard.check_exit("console", self._recipient, logs))

@@ -26,7 +26,8 @@ See what an existing agent sends where, tools untouched (audit only)::
                            ).instrument()
 
 Guard what the requester sees — the final answer, and a ``CodeAgent``'s console (``print``
-output of each step) — against the policy's recipients and ``Auth`` (exposure stage)::
+output, last value and error message of each step) — against the policy's recipients and
+``Auth`` (exposure stage)::
 
     from tpguard.adapters.smolagents import guard_agent
 

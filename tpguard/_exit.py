@@ -20,13 +20,14 @@ from typing import Any
 
 from ._leaves import LeafTable, RebuildError
 from ._limits import Limits, Problem
+from ._markup import visible
 from ._result import _ALL
 from ._walk import walk
 from .detection import Finding
 from .exposure import UNDECLARED, Exposure, Recipient
 from .redaction import PlaceholderOperator, rewrite_text
 
-__all__ = ["ExitView", "inspect_exit", "recipient_label"]
+__all__ = ["ExitView", "denied", "inspect_exit", "read_as_shown", "recipient_label"]
 
 Scan = Callable[[str, str, bool], list[Finding]]
 _ROUNDS = 3
@@ -53,8 +54,15 @@ def recipient_label(recipients: Sequence[Recipient]) -> str:
     return ", ".join(names) if names else "nobody"
 
 
+def denied(recipients: Sequence[Recipient], forbidden: Sequence[Finding], exposure: Exposure) -> list[Recipient]:
+    """The recipients who may not receive at least one of ``forbidden`` (for messages)."""
+    return [r for r in recipients
+            if any(not exposure.auth(f.atom_id, f.atom_type, r, registered=f.method != "pii") for f in forbidden)]
+
+
 def inspect_exit(payload: Any, recipients: Sequence[Recipient], exposure: Exposure, scan: Scan,
                  limits: Limits, placeholder: Callable[[Finding], str], *, build: bool) -> ExitView:
+    scan = read_as_shown(scan)
     table = walk(payload, _ALL, limits)
     if table.problem is not None:
         return ExitView(problem=table.problem)
@@ -81,6 +89,26 @@ def inspect_exit(payload: Any, recipients: Sequence[Recipient], exposure: Exposu
         if view.rewritten is None and view.rewrite_failed is None:
             view.rewrite_failed = "a rewritten text still held a value its recipient may not receive"
     return view
+
+
+def read_as_shown(scan: Scan) -> Scan:
+    """``scan`` over a text as written and, when it holds markup, as a person reads it
+    (:func:`tpguard._markup.visible`); a finding of the rendering is mapped back to the written
+    text and kept unless the written text already has it (same atom, overlapping span)."""
+
+    def both(text: str, path: str, free: bool) -> list[Finding]:
+        found = scan(text, path, free)
+        shown = visible(text)
+        if shown is None:
+            return found
+        extra = []
+        for f in scan(shown.text, path, free):
+            s, e = shown.span(f.start, f.end)
+            if not any(g.atom_id == f.atom_id and g.start < e and s < g.end for g in found):
+                extra.append(f._replace(start=s, end=e))
+        return found + extra if extra else found
+
+    return both
 
 
 def _with(f: Finding, ok: bool, path: str | None = None) -> Finding:

@@ -24,13 +24,16 @@ request stage. The requester's own atoms are authorized by a pair per atom
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from email.utils import getaddresses
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "INTERNAL_CHANNELS",
+    "RECIPIENT_ARGS",
     "VISIBLE_EXITS",
     "Disclosure",
     "ExitBinding",
@@ -90,19 +93,54 @@ class Disclosure(_Model):
 
 
 class ExitBinding(_Model):
-    """A tool whose calls are an exit (``ToolSpec.exit``): its ``channel`` and where the recipient
-    is — the argument ``recipient_arg`` (an address, a declared id, or a list of them) or a fixed
-    ``recipient``. The rest of the arguments is the payload."""
+    """A tool whose calls are an exit (``ToolSpec.exit``): its ``channel`` and who receives it —
+    every argument in ``recipient_args`` (default :data:`RECIPIENT_ARGS`: ``to``, ``cc``, ``bcc``,
+    ``reply_to``, attendees, share lists, …; names matched like fields, so ``replyTo`` and
+    ``Reply-To`` are ``reply_to``), the one-argument form ``recipient_arg`` (added to them), and a
+    fixed ``recipient``. Each argument may hold an address, a declared id, a list of them, an
+    ``"Name <address>"`` string or records with an address. Every recipient they name must be
+    authorized for every atom in the *whole* call, the recipient arguments included (the other
+    recipients read the ``to`` and ``cc`` lines); none at all is the undeclared external recipient."""
 
     channel: str = "email"
     recipient_arg: str | None = None
+    recipient_args: tuple[str, ...] | None = None
     recipient: str | None = None
 
     @model_validator(mode="after")
     def _where(self) -> ExitBinding:
-        if self.recipient_arg is None and self.recipient is None:
-            raise ValueError("an exit binding names 'recipient_arg' or 'recipient'")
+        if self.recipient_args == () and self.recipient_arg is None and self.recipient is None:
+            raise ValueError("an exit binding with 'recipient_args: []' names 'recipient_arg' or "
+                             "'recipient'")
         return self
+
+    def recipient_keys(self) -> frozenset[str]:
+        """The folded names of every argument that names a recipient."""
+        names = RECIPIENT_ARGS if self.recipient_args is None else self.recipient_args
+        extra = () if self.recipient_arg is None else (self.recipient_arg,)
+        return frozenset(map(_fold_key, (*names, *extra)))
+
+    def names_recipients(self, argument: Any) -> bool:
+        """Whether the argument ``argument`` is one of the recipient arguments."""
+        return _fold_key(str(argument)) in self.recipient_keys()
+
+    def named(self, arguments: Mapping[str, Any]) -> list[Any]:
+        """What the call's recipient arguments (and the fixed ``recipient``) name, as written."""
+        keys = self.recipient_keys()
+        out: list[Any] = [] if self.recipient is None else [self.recipient]
+        out += [v for k, v in arguments.items() if _fold_key(str(k)) in keys and v not in (None, "", [], ())]
+        return out
+
+
+#: the recipient-bearing arguments of e-mail-, calendar- and share-shaped tools (an exit binding's
+#: default ``recipient_args``)
+RECIPIENT_ARGS: tuple[str, ...] = (
+    "to", "cc", "bcc", "reply_to", "recipient", "recipients", "attendees", "guests", "invitees",
+    "participants", "share_with", "shared_with", "collaborators", "forward_to", "send_to",
+)
+#: keys of a recipient record (``{"name": …, "email": …}``) that hold its address
+_ADDRESS_KEYS = frozenset({"email", "mail", "address", "emailaddress", "id", "user", "handle",
+                           "login", "upn"})  # folded (see _key)
 
 
 _Key = tuple[str, str]
@@ -154,6 +192,54 @@ class Exposure:
             return self.recipients[rid]
         return Recipient(id=UNDECLARED, kind="external")
 
+    def named(self, names: Any) -> tuple[Recipient, ...]:
+        """Every recipient ``names`` stands for: an id or address, an ``"Ann <ann@x>, b@y"``
+        string, a list of those or records holding an address (``{"email": …}``). Whatever names
+        nobody readable — an empty set, a number, a record without an address — is the undeclared
+        external recipient (fail closed)."""
+        found: dict[str, Recipient] = {}
+        for r in self._walk_names(names, 0):
+            found.setdefault(r.id, r)
+        return tuple(found.values()) or (_NOBODY,)
+
+    def _walk_names(self, value: Any, depth: int) -> Iterator[Recipient]:
+        if isinstance(value, str):
+            yield from self._in_text(value)
+        elif isinstance(value, Mapping) and depth < _DEPTH:
+            hits = [v for k, v in value.items() if _fold_key(str(k)) in _ADDRESS_KEYS or isinstance(v, Mapping)]
+            for v in hits:
+                yield from self._walk_names(v, depth + 1)
+            if not hits:
+                yield _NOBODY
+        elif isinstance(value, list | tuple | set | frozenset) and depth < _DEPTH:
+            for v in value:
+                yield from self._walk_names(v, depth + 1)
+            if not value:
+                yield _NOBODY
+        else:
+            yield _NOBODY
+
+    def _in_text(self, text: str) -> Iterator[Recipient]:
+        """A declared id or address as a whole, else each ``,``/``;``/line-separated piece: as a
+        whole, or every address in it — what ``getaddresses`` reads *and* anything address-shaped
+        elsewhere in the piece (a display name ``"evil@x" <ann@…>`` names both)."""
+        rid = self._addresses.get(_fold(text))
+        if rid is not None:
+            yield self.recipients[rid]
+            return
+        for piece in _PIECES.split(text):
+            if not piece.strip():
+                continue
+            rid = self._addresses.get(_fold(piece))
+            if rid is not None:
+                yield self.recipients[rid]
+                continue
+            found = {addr for _, addr in getaddresses([piece]) if addr} | set(_ADDRESS.findall(piece))
+            if not found:
+                yield _NOBODY
+            for addr in sorted(found):
+                yield self.resolve(addr)
+
     def auth(self, atom_id: str, atom_type: str, recipient: Recipient, *, registered: bool = True) -> bool:
         """``Auth(r, e)``, most specific first (module docstring); O(1)."""
         who, kind = recipient.id, f"kind:{recipient.kind}"
@@ -184,6 +270,17 @@ class Exposure:
             if internal is None and layer.get("internal_channels") is not None:
                 internal = tuple(layer["internal_channels"])
         return cls(recipients, disclosures, exits, internal)
+
+
+_NOBODY = Recipient(id=UNDECLARED, kind="external")
+_PIECES = re.compile(r"[,;\n]+")
+_ADDRESS = re.compile(r"[^\s<>,;:()\"'\[\]]+@[^\s<>,;:()\"'\[\]]+")
+_DEPTH = 4  # how deep a recipient argument is read (a list of records of lists of addresses)
+
+
+def _fold_key(name: str) -> str:
+    """An argument name folded the way fields are matched: ``Reply-To`` = ``replyTo`` = ``reply_to``."""
+    return "".join(c for c in name.casefold() if c.isalnum())
 
 
 def _fold(text: str) -> str:

@@ -60,7 +60,7 @@ from ._decision import (
     describe_findings,
     scope_summary,
 )
-from ._exit import inspect_exit, recipient_label
+from ._exit import denied, inspect_exit, recipient_label
 from ._leaves import CallView, LeafTable, RebuildError
 from ._limits import DEFAULT_LIMITS, Limits, Problem
 from ._narrow import narrow
@@ -380,10 +380,7 @@ class Guard:
                     mode: Mode) -> Decision:
         sess = self._session()
         exposure = sess.exposure()
-        if recipient is None:
-            recipient = exposure.requester()
-        names = [recipient] if isinstance(recipient, str) else [str(r) for r in recipient]
-        recipients = tuple(exposure.resolve(n) for n in names)
+        recipients = exposure.named(exposure.requester() if recipient is None else recipient)
         visible = exposure.is_exit(channel)
         act = mode if visible else "audit"  # internal channels are evidence only
         view = inspect_exit(payload, recipients, exposure, sess.scanner(), self.limits,
@@ -409,38 +406,37 @@ class Guard:
         if act == "redact" and view.rewritten is not None:
             return decided("redact", view.rewritten,
                            f"tpguard replaced {types} with placeholders in this {where} to {to}.")
+        who = recipient_label(denied(recipients, forbidden, exposure))
         return decided("block", message=f"tpguard withheld this {where} to {to}: it carried {types}, "
-                       f"which {to} may not receive.", error=view.rewrite_failed and "RebuildError")
+                       f"which {who} may not receive.", error=view.rewrite_failed and "RebuildError")
 
     def _tool_exit(self, spec: ToolSpec, decision: Decision, mode: Mode) -> Decision:
-        """A tool whose call is an exit (``ToolSpec.exit``): its payload (the arguments without the
-        recipient argument) goes through :meth:`check_exit`'s decision for the recipients named
-        by ``recipient_arg`` (or the fixed ``recipient``). Enforce blocks the call; redact sends
-        the rewritten payload."""
+        """A tool whose call is an exit (``ToolSpec.exit``): the whole call — its recipient
+        arguments too, which the other recipients read — goes through :meth:`check_exit`'s
+        decision for every recipient its recipient arguments name (``ExitBinding.named``; none is
+        the undeclared external recipient). Enforce blocks the call; redact sends the rewritten
+        payload, and blocks when a recipient argument itself would have to be rewritten."""
         binding = spec.exit
         args = decision.arguments
         if binding is None or not isinstance(args, Mapping):
             return decision
-        to: Any = binding.recipient
-        if binding.recipient_arg is not None:
-            to = args.get(binding.recipient_arg) or to
-        names = [to] if isinstance(to, str) else [str(x) for x in to or ()]
-        if not names:
-            names = ["undeclared"]
-        payload = {k: v for k, v in args.items() if k != binding.recipient_arg}
-        ex = self._decide_exit(binding.channel, names, payload, mode)
+        ex = self._decide_exit(binding.channel, binding.named(args), dict(args), mode)
         ex = replace(ex, tool=binding.channel)
+        if ex.redacted and any(ex.arguments.get(k) != v for k, v in args.items() if binding.names_recipients(k)):
+            ex = replace(ex, action="block", arguments=args,  # an address is never rewritten
+                         message=f"tpguard withheld this {binding.channel}: a recipient argument "
+                                 "carried what a recipient may not receive, and an address is never rewritten.")
         if ex.blocked:
+            who = recipient_label(denied(ex.recipients, ex.forbidden, self._session().exposure()))
             what = (f"it carried {', '.join(sorted({f.atom_type for f in ex.forbidden}))}, which "
-                    f"{recipient_label(ex.recipients)} may not receive" if ex.forbidden else
+                    f"{who} may not receive" if ex.forbidden else
                     f"its {binding.channel} could not be checked ({ex.error})")
             msg = (f"tpguard withheld this call to {spec.name} ({binding.channel} to "
                    f"{recipient_label(ex.recipients)}): {what}. Call {spec.name} again without them.")
             return replace(decision, action="block", message=msg, exit=ex)
         if ex.redacted:
             msg = " ".join(m for m in (decision.message, ex.message) if m)
-            return replace(decision, action="redact", arguments={**args, **ex.arguments}, message=msg,
-                           exit=ex)
+            return replace(decision, action="redact", arguments=ex.arguments, message=msg, exit=ex)
         return replace(decision, exit=ex)
 
     # -- results (acquisition stage) ------------------------------------------------------------

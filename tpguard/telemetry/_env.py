@@ -14,6 +14,10 @@ TPGUARD_OPENINFERENCE: Final = "TPGUARD_OPENINFERENCE"
 #: Must be ``1`` for ``raw`` recording to take effect (raw values in spans are an explicit opt-in).
 TPGUARD_ALLOW_RAW_ARGUMENTS: Final = "TPGUARD_ALLOW_RAW_ARGUMENTS"
 
+#: The OpenTelemetry GenAI switch for content capture (``true``/``false``, or the newer
+#: ``SPAN_ONLY``/``EVENT_ONLY``/``SPAN_AND_EVENT``/``NO_CONTENT``). Any "capture" value makes tool
+#: arguments ``redacted`` when ``TPGUARD_RECORD_ARGUMENTS`` is unset — never ``raw``.
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: Final = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 OTEL_SERVICE_NAME: Final = "OTEL_SERVICE_NAME"
 OTEL_EXPORTER_OTLP_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_ENDPOINT"
 OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Final = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"

@@ -1,7 +1,8 @@
 """How spans record tool arguments: ``none`` (default), ``redacted``, ``hash`` or ``raw``.
 
 * ``none`` — arguments are not recorded (the default: content capture is opt-in, as in the
-  OpenTelemetry GenAI conventions; a span still carries the findings' atom ids, types, methods
+  OpenTelemetry GenAI conventions — their ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``
+  selects ``redacted`` when ``TPGUARD_RECORD_ARGUMENTS`` is unset, never ``raw``; a span still carries the findings' atom ids, types, methods
   and argument paths, and the decision). Text that is not a registered atom — a diagnosis nobody
   registered — would otherwise reach the trace as written;
 * ``redacted`` — every detected atom (authorized or not) becomes ``<type>``;
@@ -46,6 +47,16 @@ def _no_value(_: str) -> str | None:
     return None
 
 
+_NO_CAPTURE = frozenset({"", "false", "0", "no", "off", "no_content", "none"})
+
+
+def _otel_capture() -> str:
+    """``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` asks for content capture: ``redacted``
+    (private atoms typed out, the rest as written), never ``raw``; unset or ``false``: ``none``."""
+    value = os.environ.get(_env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT, "")
+    return "none" if value.strip().lower() in _NO_CAPTURE else "redacted"
+
+
 def _checked_key(key: bytes | str) -> bytes:
     """The key as bytes; shorter than 16 bytes is a ValueError (the key itself is never shown)."""
     raw = key.encode() if isinstance(key, str) else bytes(key)
@@ -71,7 +82,7 @@ class ContentPolicy:
         self, mode: ArgumentRecording | None = None, *, allow_raw: bool = False,
         hash_key: bytes | str | None = None,
     ) -> None:
-        chosen: str = mode or os.environ.get(_env.TPGUARD_RECORD_ARGUMENTS, "none")
+        chosen: str = mode or os.environ.get(_env.TPGUARD_RECORD_ARGUMENTS) or _otel_capture()
         if chosen not in ("redacted", "hash", "none", "raw"):
             raise ValueError(f"argument recording must be redacted, hash, none or raw (got {chosen!r})")
         if chosen == "raw":
