@@ -64,7 +64,7 @@ from ._exit import inspect_exit, recipient_label
 from ._leaves import CallView, LeafTable, RebuildError
 from ._limits import DEFAULT_LIMITS, Limits, Problem
 from ._narrow import narrow
-from ._result import ResultView, inspect_result
+from ._result import UNAPPLIED, ResultView, inspect_result
 from ._session import DEFAULT_SESSION_ID, BaseLayer, Session
 from ._walk import walk
 from .detection import Detector, Finding, new_finding
@@ -497,7 +497,11 @@ class Guard:
                            f"{view.problem.text} — and withheld it.", view.problem.code)
         if not view.out_of_scope or mode == "audit":
             self._taint(sess, spec, view, call_id)
-            return decided("allow", result)
+            return decided("allow", result, error=UNAPPLIED if view.unapplied else None)
+        if view.unapplied:  # free text where records were expected: nothing to filter by
+            return decided("block", result, f"tpguard withheld the result of {spec.name}: it held no "
+                           f"records to check this task's {', '.join(view.unapplied)} against. Ask "
+                           f"{spec.name} for records within the task's scope.", UNAPPLIED)
         summary = scope_summary(view.scope)
         if mode == "enforce" or view.whole:
             return decided("block", result, f"tpguard withheld the result of {spec.name}: it held "

@@ -30,11 +30,14 @@ is described in :mod:`tpguard._narrow` and :mod:`tpguard._result`.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+import re
+import unicodedata
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["DIMENSIONS", "AcquisitionScope", "Dimension", "ScopeBinding", "ScopeFinding"]
+__all__ = ["DIMENSIONS", "AcquisitionScope", "Dimension", "ScopeBinding", "ScopeFinding", "fold_key", "key_tiers"]
 
 Dimension = Literal["source", "field", "subject", "window", "part", "confidential", "atom"]
 DIMENSIONS: tuple[str, ...] = Dimension.__args__  # type: ignore[attr-defined]
@@ -76,8 +79,24 @@ class ScopeBinding(_Model):
     #: a regular expression (multi-line) whose match starts a part of a text result — a sheet,
     #: section or page header; its group ``part`` (else group 1) names the part
     part_pattern: str | None = None
-    #: a text result that starts with ``[`` or ``{`` is parsed as JSON and filtered as records
+    #: a text result that holds records — JSON (fenced, after a BOM or a prefix line, NDJSON, as
+    #: bytes), a CSV export or a markdown table — is read as records (:mod:`tpguard._structured`)
     parse_json: bool = True
+    #: ``"records"``: the tool returns records, so a result without any (free text, an image)
+    #: cannot be held to the scope's subjects, window or fields — it is withheld in enforce/redact
+    #: and recorded in audit (``Decision.error`` ``scope:unapplied``); ``"text"``: the tool returns
+    #: free text by design — only parts, markers and atoms apply to it
+    results: Literal["records", "text"] = "records"
+
+    @field_validator("part_pattern")
+    @classmethod
+    def _valid_pattern(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                re.compile(v, re.MULTILINE)
+            except re.error as e:
+                raise ValueError(f"a valid regular expression ({e.msg} at position {e.pos})") from None
+        return v
 
     def structural_keys(self) -> frozenset[str]:
         """Record keys that are kept whatever ``fields`` says (they identify the record)."""
@@ -133,7 +152,7 @@ class AcquisitionScope(_Model):
 
     def allows(self, dimension: Literal["source", "subject", "part"], value: Any) -> bool:
         allowed = {"source": self.sources, "subject": self.subjects, "part": self.parts}[dimension]
-        return allowed is None or _fold(value) in {_fold(a) for a in allowed}
+        return allowed is None or _fold(value) in _folded(allowed)
 
     def in_window(self, day: _dt.date) -> bool:
         return (self.since is None or day >= self.since) and (self.until is None or day <= self.until)
@@ -154,6 +173,44 @@ class ScopeFinding(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         return self._asdict()
+
+
+#: suffixes under which a record writes a bound key (``patient`` → ``patientId``, ``patient_id``);
+#: a key spelled exactly like the bound one (case, ``_``, ``-``, spaces aside) is preferred
+_SUFFIXES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "subject": (("id", "ids", "no", "number", "ref", "key", "code"), ("name",)),
+    "date": (("date", "at", "on", "time", "day", "ts", "timestamp"),),
+    "source": (("name", "id"),),
+    "part": (("name", "id"),),
+}
+
+
+@functools.lru_cache(maxsize=4096)
+def fold_key(key: Any) -> str:
+    """A key as fields are compared: Unicode-compatible, case-folded, without spaces, ``_``, ``-``
+    or other punctuation — ``Patient``, ``patient_id``, ``patientId`` and ``Patient ID`` fold to
+    ``patient`` / ``patientid``."""
+    text = unicodedata.normalize("NFKC", str(key)).casefold()
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+@functools.lru_cache(maxsize=1024)
+def key_tiers(bound: str, dimension: str) -> tuple[frozenset[str], ...]:
+    """Folded record keys that stand for the bound ``*_key`` of ``dimension``, most exact first:
+    the key itself, then the key with an identifying suffix (``id``, ``date`` …), then weaker ones.
+    A record is read by the first tier it has a key of (every key of that tier must be in scope)."""
+    base = fold_key(bound)
+    tiers: list[frozenset[str]] = [frozenset({base})]
+    for group in _SUFFIXES.get(dimension, ()):
+        names = {base + s for s in group}
+        names |= {base[:-len(s)] for s in group if base.endswith(s) and len(base) > len(s)}
+        tiers.append(frozenset(names - {base}))
+    return tuple(tiers)
+
+
+@functools.lru_cache(maxsize=256)
+def _folded(values: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_fold(v) for v in values)
 
 
 def _fold(value: Any) -> str:
