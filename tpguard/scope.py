@@ -54,8 +54,10 @@ class ScopeBinding(_Model):
     """How one tool's arguments and results carry the scope's dimensions.
 
     Argument names (``*_arg``) are the tool's parameters that the guard narrows before the call;
-    result keys (``*_key``) are the keys of each returned record that the guard reads after it.
-    ``None`` means the tool does not express that dimension there.
+    result keys (``*_key``) are the keys of each returned record that the guard reads after it,
+    matched like fields (:func:`fold_key`, :func:`key_tiers`: ``Patient``, ``patientId`` and
+    ``patient_id`` stand for ``patient``). ``None`` means the tool does not express that dimension
+    there.
     """
 
     # -- arguments (request side) --
@@ -66,7 +68,8 @@ class ScopeBinding(_Model):
     since_arg: str | None = None
     until_arg: str | None = None
     # -- results --
-    #: key of the root object that holds the record list (``None``: found automatically)
+    #: key of the object that holds the record list — kept for existing policies: records are
+    #: found at any depth whatever it says (:mod:`tpguard._records`)
     records_key: str | None = None
     record_id_key: str | None = "id"
     subject_key: str | None = None
