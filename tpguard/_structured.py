@@ -13,8 +13,10 @@ unlabelled fence holding JSON, ```` ```csv ````) → bare JSON starting at a lin
 (the first :data:`MAX_STARTS` such lines are tried), followed by more values (NDJSON) → markdown
 tables (a header row and a ``|---|`` separator) → one CSV block (``,``, ``;`` or tab; a header
 row of unique, non-empty names and at least one row of the same width). Header row = keys. Cost:
-O(size of the text) — the fence search is a forward scan, JSON is tried at most
-:data:`MAX_STARTS` times, tables and CSV use :mod:`re` and :mod:`csv` once.
+O(size of the text) — fences and separators are found with ``str.find`` (at most
+:data:`MAX_CANDIDATES` of each are looked at), line starts with one regex scan, JSON is tried at
+most :data:`MAX_STARTS` times, CSV rows are read by :mod:`csv`. What is not read as records stays
+text: a scope with record dimensions then says it could not be applied (fail closed).
 """
 
 from __future__ import annotations
@@ -34,8 +36,11 @@ Kind = Literal["json", "ndjson", "csv", "markdown"]
 MAX_STARTS = 8
 #: at most this many fenced blocks or tables are read from one text
 MAX_BLOCKS = 256
+#: at most this many fences or table separators are looked at (bounds the work on adversarial text)
+MAX_CANDIDATES = 1024
 _BOM = "\ufeff"
 _SEP = re.compile(r"[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*\r?")
+_START = re.compile(r"\n[ \t]*[\[{]")
 _JSON_LANGS = frozenset({"", "json", "ndjson", "jsonl", "json5"})
 _DECODER = json.JSONDecoder()
 _MAX_HEADER = 80
@@ -108,7 +113,7 @@ def _json_values(text: str, pos: int, end: int) -> tuple[Any, int, Kind] | None:
     """One JSON array/object at ``pos``, and any more that follow it (NDJSON), up to ``end``."""
     try:
         first, at = _DECODER.raw_decode(text, pos)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the interpreter's limit
         return None
     if not isinstance(first, dict | list) or at > end:
         return None
@@ -119,7 +124,7 @@ def _json_values(text: str, pos: int, end: int) -> tuple[Any, int, Kind] | None:
             break
         try:
             value, after = _DECODER.raw_decode(text, nxt)
-        except ValueError:
+        except (ValueError, RecursionError):
             break
         if after > end:
             break
@@ -150,27 +155,24 @@ def _bare_json(text: str) -> list[_Block]:
 
 
 def _line_starts(text: str, chars: str) -> Iterator[int]:
-    """Positions of ``chars`` that only blanks precede on their line, in order (``str.find``)."""
-    nxt = {c: text.find(c) for c in chars}
-    while True:
-        live = [p for p in nxt.values() if p >= 0]
-        if not live:
-            return
-        pos = min(live)
-        c = text[pos]
-        nxt[c] = text.find(c, pos + 1)
-        k = pos - 1
-        while k >= 0 and text[k] in " \t":
-            k -= 1
-        if k < 0 or text[k] == "\n":
-            yield pos
+    """Positions of ``[``/``{`` that only blanks precede on their line, in order (one C-level
+    regex scan for a newline, blanks and a bracket — no Python loop over the brackets)."""
+    if "[" not in text and "{" not in text:
+        return
+    first = len(text) - len(text.lstrip(" \t"))
+    if text[first:first + 1] and text[first] in chars:
+        yield first
+    for m in _START.finditer(text):
+        yield m.end() - 1
 
 
 def _fenced(text: str) -> list[_Block]:
     """```` ```lang ```` fences holding JSON, NDJSON or CSV; a forward scan (linear)."""
     out: list[_Block] = []
     at = 0
-    while len(out) < MAX_BLOCKS:
+    for _ in range(MAX_CANDIDATES):
+        if len(out) >= MAX_BLOCKS:
+            break
         open_ = text.find("```", at)
         if open_ < 0:
             break
@@ -213,7 +215,9 @@ def _cells(line: str) -> list[str]:
 def _tables(text: str) -> list[_Block]:
     out: list[_Block] = []
     at = text.find("---") if "|" in text else -1
-    while at >= 0 and len(out) < MAX_BLOCKS:
+    for _ in range(MAX_CANDIDATES):
+        if at < 0 or len(out) >= MAX_BLOCKS:
+            break
         line_start = text.rfind("\n", 0, at) + 1
         line_end = text.find("\n", at)
         line_end = len(text) if line_end < 0 else line_end

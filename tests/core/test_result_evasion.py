@@ -165,3 +165,11 @@ def test_part_pattern_must_compile() -> None:
         ScopeBinding(part_pattern="^## (?P<part>.+$")
     atoms = (PrivateAtom(id="n", type="person_name", value="Ann Lee"),)
     assert guard("enforce", SCOPE, atoms=atoms)  # a policy with a good pattern still loads
+
+
+@pytest.mark.parametrize("text", ["[" * 200_000, "{\"a\": " * 50_000, "```\n" * 50_000,
+                                  "| a |\n|---|---|\n" * 20_000, "x\n[" * 50_000],
+                         ids=["brackets", "nested objects", "fences", "separators", "line-start brackets"])
+def test_hostile_text_is_read_without_an_internal_error(text: str) -> None:
+    d = guard("enforce").check_result("records", {}, text)
+    assert d.blocked and d.error == UNAPPLIED  # withheld because it holds no record, not by a crash
