@@ -37,6 +37,7 @@ import threading
 import uuid
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from contextvars import ContextVar
+from operator import is_
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._normalize import normalize
@@ -195,7 +196,7 @@ class Session:
             s = s._parent
         key = tuple(own)
         chain = self._chain
-        if chain is None or len(chain[0]) != len(key) or any(a is not b for a, b in zip(chain[0], key, strict=True)):
+        if chain is None or len(chain[0]) != len(key) or not all(map(is_, chain[0], key)):
             layers: list[tuple[Detector, Container[str]]] = []
             closer: tuple[Any, ...] = ()
             for layer in own:
