@@ -88,7 +88,8 @@ class ScopeBinding(_Model):
     #: ``"records"``: the tool returns records, so a result without any (free text, an image)
     #: cannot be held to the scope's subjects, window or fields — it is withheld in enforce/redact
     #: and recorded in audit (``Decision.error`` ``scope:unapplied``); ``"text"``: the tool returns
-    #: free text by design — only parts, markers and atoms apply to it
+    #: free text by design — a result without records is not an error (parts, markers and atoms
+    #: apply to it; records it does hold are still held to the whole scope)
     results: Literal["records", "text"] = "records"
 
     @field_validator("part_pattern")
