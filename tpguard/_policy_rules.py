@@ -9,7 +9,13 @@ these rules refuse it instead:
   with the same target. (Before, the first rule and the *last* pair won silently.) The same entry
   written twice, identically, is accepted: it decides nothing new;
 - every value, alias, variant and masked form is long enough to be detected; an atom the detector
-  cannot find is a policy that forbids nothing.
+  cannot find is a policy that forbids nothing;
+- the exposure stage's ``recipients`` and ``disclosures`` (issue 28, item 5): recipient ids are
+  unique, an address (or id) stands for one recipient only, a disclosure names a listed atom (when
+  the file lists atoms) and a declared recipient (when it declares any; ``requester`` is implicit
+  while no recipient is of kind requester), and one (atom or type, recipient or kind) is decided
+  once — before, a typo'd *deny* was ignored and a broader allow let the recipient receive the
+  atom, and duplicates resolved "first wins".
 
 Each problem is ``(loc, expectation)``; messages name ids, tools and types, never atom values.
 Cost: linear in atoms, authorizations and rules.
@@ -48,6 +54,8 @@ def policy_problems(kb: PolicyKB) -> list[tuple[Loc, str]]:
     problems += _references(kb)
     problems += _contradictory_pairs(kb.authorizations)
     problems += _contradictory_rules(kb.rules)
+    problems += _recipients(kb)
+    problems += _disclosures(kb)
     return problems[:MAX_PROBLEMS]
 
 
@@ -133,4 +141,53 @@ def _contradictory_rules(rules: tuple[Rule, ...]) -> list[tuple[Loc, str]]:
             out.append((("rules", i),
                         f"one decision per atom type and {target[1]} (rules[{j}] already decides "
                         f"type {rule.atom_type!r} for this {target[1]}, differently)"))
+    return out
+
+
+def _fold(text: str) -> str:
+    return " ".join(str(text).casefold().split())
+
+
+def _recipients(kb: PolicyKB) -> list[tuple[Loc, str]]:
+    out: list[tuple[Loc, str]] = []
+    ids: dict[str, int] = {}
+    owner: dict[str, int] = {}  # folded id or address → the recipient that declared it first
+    for i, r in enumerate(kb.recipients):
+        if r.id in ids:
+            out.append((("recipients", i, "id"), f"an id used once (recipients[{ids[r.id]}] already has "
+                                                 f"the id {r.id!r})"))
+            continue
+        ids[r.id] = i
+        for k, address in enumerate((r.id, *r.addresses)):
+            j = owner.setdefault(_fold(address), i)
+            if j != i:
+                loc: Loc = ("recipients", i, "id") if k == 0 else ("recipients", i, "addresses", k - 1)
+                out.append((loc, f"an address that stands for one recipient (recipients[{j}] "
+                                 f"({kb.recipients[j].id!r}) already has it)"))
+    return out
+
+
+def _disclosures(kb: PolicyKB) -> list[tuple[Loc, str]]:
+    from .exposure import REQUESTER
+
+    atom_ids = {a.id for a in kb.atoms}
+    recipients = {r.id for r in kb.recipients}
+    if not any(r.kind == "requester" for r in kb.recipients):
+        recipients.add(REQUESTER)
+    out: list[tuple[Loc, str]] = []
+    first: dict[tuple[str, str], int] = {}
+    for i, d in enumerate(kb.disclosures):
+        if d.atom is not None and atom_ids and d.atom not in atom_ids:
+            out.append((("disclosures", i, "atom"),
+                        f"the id of an atom listed under atoms (no atom has the id {d.atom!r})"))
+        if d.recipient is not None and kb.recipients and d.recipient not in recipients:
+            out.append((("disclosures", i, "recipient"),
+                        f"the id of a recipient listed under recipients (no recipient has the id "
+                        f"{d.recipient!r})"))
+        what = f"atom {d.atom!r}" if d.atom is not None else f"type {d.atom_type!r}"
+        who = f"recipient {d.recipient!r}" if d.recipient is not None else f"kind {d.recipient_kind!r}"
+        j = first.setdefault((what, who), i)
+        if j != i and kb.disclosures[j].allow != d.allow:
+            out.append((("disclosures", i), f"one decision per atom and recipient (disclosures[{j}] "
+                                             f"already decides {what} for {who}, differently)"))
     return out

@@ -1,46 +1,53 @@
 """What a tool returned, read once against its acquisition scope (PrivacyPeek, seed ``001_*`` §3, §6).
 
-:func:`inspect_result` walks a result once into a leaf table (:mod:`tpguard._walk`, with the guard's
-:class:`~tpguard._limits.Limits`; a text that starts with ``[``/``{`` is parsed as JSON first) and
-finds, by the tool's :class:`~tpguard.scope.ScopeBinding`:
+:func:`inspect_result` reads a result once: a text (or UTF-8 bytes) that holds records — JSON after
+a BOM, a prefix line or in a fence, NDJSON, CSV, a markdown table — is read as those records
+(:mod:`tpguard._structured`), then walked into a leaf table (:mod:`tpguard._walk`, with the guard's
+:class:`~tpguard._limits.Limits`). By the tool's :class:`~tpguard.scope.ScopeBinding` it finds:
 
 * **whole-result** items — the request named a source, subject or part outside the scope;
-* **records** — the dicts of the top-level record set (the root list, the list under
-  ``records_key`` or under any root key, else the root dict itself as one record). A record is out
-  when its subject, source, part or date (``*_key``) lies outside the scope, or — for a record of
-  a set — when any of its texts carries a confidentiality marker. A record *field* is out when its
-  key is not in the scope's fields (structural keys — id, subject, date, source, part — stay);
+* **records** — found at any depth, their keys matched like fields, decided by
+  :mod:`tpguard._records` (a record of another subject, source or part, outside the window, without
+  the subject or date the scope needs, or — in a set — carrying a confidentiality marker is out;
+  fields outside the scope's fields are out);
 * **text** (outside a record set) — parts started by ``part_pattern`` whose name is not in
   ``parts`` (or whose header carries a marker), and paragraphs (blank-line separated) carrying a
-  marker;
+  marker (markers match case-insensitively after normalization);
+* **unapplied** dimensions — the scope names subjects, a window or fields (record dimensions) and
+  the result holds text but no record: the scope cannot be applied (unless the binding declares
+  ``results: "text"``);
 * **atoms** — every registered atom in the texts (the session's scanner: O(text), flat in atoms);
   when ``scope.atoms`` is set, an atom whose id and type are not listed is out of scope.
 
 It returns findings (value-free), the filtered payload (records and fields dropped, parts and
-paragraphs replaced by a placeholder line, out-of-scope atoms by their session placeholder) and the
-values under ``atom_keys`` to register as tainted atoms. Cost: one walk, one marker search and one
-scan per text — O(size of the result) — plus O(copied containers) to build the filtered payload.
+paragraphs replaced by a placeholder line, out-of-scope atoms by their session placeholder; written
+back as the same kind of text it was read from) and the values under ``atom_keys`` (matched like
+fields) to register as tainted atoms. Cost: one parse, one walk, one marker search and one scan per
+text — O(size of the result) — plus O(copied containers) to build the filtered payload.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._leaves import CONST, LEAF, NODE, Leaf, LeafTable, Node
+from ._leaves import LEAF, NODE, Leaf, LeafTable
 from ._limits import Limits, Problem
+from ._records import Marker, read_records
+from ._structured import Structured, read_structured
 from ._walk import walk
 from .detection import Finding
 from .redaction import Operator, rewrite_text
-from .scope import AcquisitionScope, ScopeFinding
+from .scope import AcquisitionScope, ScopeFinding, fold_key
 
-__all__ = ["ResultView", "inspect_result"]
+__all__ = ["UNAPPLIED", "ResultView", "inspect_result"]
 
+#: ``Decision.error`` of a result the scope's record dimensions could not be applied to
+UNAPPLIED = "scope:unapplied"
 PART_WITHHELD = "[tpguard: part withheld - outside this task's scope]"
 PARA_WITHHELD = "[tpguard: confidential passage withheld]"
 _PARA = re.compile(r"\n[ \t]*\n")
@@ -64,11 +71,8 @@ _ALL: Any = _Everything()
 
 
 @functools.lru_cache(maxsize=64)
-def _marker_re(markers: tuple[str, ...]) -> re.Pattern[str] | None:
-    if not markers:
-        return None
-    alts = "|".join(re.escape(m) for m in sorted(markers, key=len, reverse=True))
-    return re.compile(rf"(?<![A-Za-z])(?:{alts})(?![A-Za-z])")
+def _marker(markers: tuple[str, ...]) -> Marker:
+    return Marker(markers)
 
 
 @functools.lru_cache(maxsize=64)
@@ -89,51 +93,19 @@ class ResultView:
     filtered: Any = None  # the payload without out-of-scope items (built on demand)
     delivered: list[Finding] = field(default_factory=list)  # atoms left in the filtered payload
     taints: list[tuple[str, str, str]] = field(default_factory=list)  # (key, atom type, value)
+    #: record dimensions the scope names but the result gave no record to hold them to
+    unapplied: tuple[str, ...] = ()
 
     @property
     def out_of_scope(self) -> bool:
         return self.whole or bool(self.scope) or any(f.authorized is False for f in self.findings)
 
 
-def _parse(result: Any, scope: AcquisitionScope | None) -> tuple[Any, bool]:
-    if scope is None or not scope.binding.parse_json or not isinstance(result, str):
-        return result, False
-    head = result.lstrip()[:1]
-    if head not in ("[", "{"):
-        return result, False
-    try:
-        return json.loads(result), True
-    except ValueError:
-        return result, False
-
-
-def _text_of(table: LeafTable, ref: tuple[Any, int, Any, int]) -> Any:
-    _, kind, target, _ = ref
-    if kind == LEAF:
-        return table.leaves[target].text
-    return target if kind == CONST else None
-
-
-def _records(table: LeafTable, key: str | None) -> tuple[list[int], bool]:
-    """Node indices of the top-level record set, and whether they are a set (not the root record)."""
-    _, kind, target, _ = table.root
-    if kind != NODE:
-        return [], False
-    nodes = table.nodes
-    root = nodes[target]
-
-    def dict_elements(n: int) -> list[int]:
-        return [c[2] for c in nodes[n].children
-                if c[1] == NODE and nodes[c[2]].kind in ("dict", "mapping", "model", "dataclass")]
-
-    if root.kind in ("list", "tuple"):
-        return dict_elements(target), True
-    lists = [c for c in root.children if c[1] == NODE and nodes[c[2]].kind in ("list", "tuple")
-             and (key is None or str(c[0]) == key)]
-    found = [r for c in lists for r in dict_elements(c[2])]
-    if found or key is not None:
-        return found, True
-    return [target], False
+def _parse(result: Any, scope: AcquisitionScope | None) -> tuple[Any, Structured | None]:
+    if scope is None or not scope.binding.parse_json:
+        return result, None
+    found = read_structured(result)
+    return (result, None) if found is None else (found.payload, found)
 
 
 def inspect_result(
@@ -144,7 +116,7 @@ def inspect_result(
     """Read ``result`` once against ``scope`` (``None``: atoms only, for provenance). ``build``:
     make the filtered payload; ``deliver_all``: everything reaches the model (audit) — every atom
     found counts as delivered and every ``atom_keys`` value is tainted."""
-    payload, is_json = _parse(result, scope)
+    payload, structured = _parse(result, scope)
     table = walk(payload, _ALL, limits)
     view = ResultView(payload, table, table.problem)
     if table.problem is not None:
@@ -153,37 +125,64 @@ def inspect_result(
     drops: set[tuple[int, Any]] = set()
     dropped_nodes: set[int] = set()
     if scope is not None:
-        _structure(view, table, scope, arguments, texts, drops, dropped_nodes)
+        wrapped = structured is not None and structured.wrapped
+        _structure(view, table, scope, arguments, texts, drops, dropped_nodes, wrapped)
     dropped_leaf = set() if deliver_all else _dropped_leaves(table, drops, dropped_nodes)
     whole = view.whole and not deliver_all
     _atoms(view, table, scan, forbidden_atom, placeholder, texts, dropped_leaf, whole, build, deliver_all)
     if scope is not None and scope.binding.atom_keys and not whole:
         _taints(view, table, scope, dropped_leaf, {} if deliver_all else texts)
     if build and not view.whole:
-        view.filtered = rebuild_filtered(table, texts, drops) if texts or drops else payload
-        if is_json and (texts or drops):
-            view.filtered = dumps(view.filtered)
-        elif is_json:
+        if not (texts or drops):
             view.filtered = result
+        else:
+            view.filtered = rebuild_filtered(table, texts, drops)
+            if structured is not None:
+                view.filtered = structured.render(view.filtered)
     return view
 
 
+def _record_dimensions(scope: AcquisitionScope) -> list[str]:
+    """The scope's dimensions that only records can be held to (none for ``results: text``)."""
+    b = scope.binding
+    if b.results == "text":
+        return []
+    dims = []
+    if b.subject_key and scope.subjects is not None:
+        dims.append("subject")
+    if b.date_key and scope.has_window:
+        dims.append("window")
+    if scope.fields is not None or scope.fields_by_source:
+        dims.append("field")
+    return dims
+
+
 def _structure(view: ResultView, table: LeafTable, scope: AcquisitionScope, arguments: Any,
-               texts: dict[int, str], drops: set[tuple[int, Any]], dropped_nodes: set[int]) -> None:
+               texts: dict[int, str], drops: set[tuple[int, Any]], dropped_nodes: set[int],
+               wrapped: bool) -> None:
     """Whole-result, record, field, part and paragraph verdicts (no atom scanning)."""
     _whole(view, scope, arguments)
-    marker = None if scope.confidential else _marker_re(scope.markers)
-    records, is_set = _records(table, scope.binding.records_key)
-    in_record = _record_of(table, set(records)) if is_set else {}
-    leaves = table.leaves
-    for r in records:
-        _record(view, table, scope, r, is_set, marker, drops, dropped_nodes, leaves)
-    for i, leaf in enumerate(leaves):
-        if leaf.is_key or in_record.get(leaf.parent, -1) >= 0 or _under(table, leaf, dropped_nodes):
+    marker = None if scope.confidential or not scope.markers else _marker(scope.markers)
+    transparent = table.root[2] if wrapped and table.root[1] == NODE else -1
+    found = read_records(table, scope, marker, transparent)
+    view.scope.extend(found.findings)
+    view.whole = view.whole or found.whole
+    drops |= found.drops
+    dropped_nodes |= found.dropped_nodes
+    in_set = found.in_set
+    has_text = False
+    for i, leaf in enumerate(table.leaves):
+        if leaf.is_key or leaf.parent in in_set or _under(table, leaf, dropped_nodes):
             continue
+        has_text = has_text or bool(leaf.text.strip())
         new = _text(view, scope, leaf, marker)
         if new is not None:
             texts[i] = new
+    if not found.records and has_text:
+        view.unapplied = tuple(_record_dimensions(scope))
+        for dim in view.unapplied:
+            view.scope.append(ScopeFinding(dim, "result", f"a result without records: its {dim} "  # type: ignore[arg-type]
+                                           "could not be checked"))
 
 
 def _atoms(view: ResultView, table: LeafTable, scan: Scan, forbidden_atom: Callable[[Finding], bool],
@@ -219,14 +218,6 @@ def _whole(view: ResultView, scope: AcquisitionScope, arguments: Any) -> None:
                 view.scope.append(ScopeFinding(dim, arg, f"the result of a {dim} outside the scope"))  # type: ignore[arg-type]
 
 
-def _record_of(table: LeafTable, records: set[int]) -> dict[int, int]:
-    """Node index → the record it lies in (-1 outside every record). O(nodes)."""
-    out: dict[int, int] = {}
-    for n, node in enumerate(table.nodes):
-        out[n] = n if n in records else (out.get(node.parent, -1) if node.parent >= 0 else -1)
-    return out
-
-
 def _under(table: LeafTable, leaf: Leaf, dropped: set[int]) -> bool:
     n = leaf.parent
     while n >= 0:
@@ -236,63 +227,7 @@ def _under(table: LeafTable, leaf: Leaf, dropped: set[int]) -> bool:
     return False
 
 
-def _record(view: ResultView, table: LeafTable, scope: AcquisitionScope, r: int, is_set: bool,
-            marker: re.Pattern[str] | None, drops: set[tuple[int, Any]], dropped_nodes: set[int],
-            leaves: list[Leaf]) -> None:
-    b = scope.binding
-    node = table.nodes[r]
-    by_key = {str(c[0]): c for c in node.children}
-    path = node.path or "result"
-    reason = None
-    for dim, key in (("subject", b.subject_key), ("source", b.source_key), ("part", b.part_key)):
-        if key and key in by_key and not scope.allows(dim, _text_of(table, by_key[key])):  # type: ignore[arg-type]
-            reason = (dim, f"a record of a {dim} outside the scope")
-            break
-    if reason is None and scope.has_window and b.date_key and b.date_key in by_key:
-        from .scope import parse_day
-
-        day = parse_day(_text_of(table, by_key[b.date_key]))
-        if day is None or not scope.in_window(day):
-            reason = ("window", "a record outside the time window")
-    if reason is None and is_set and marker is not None and _marked(table, r, marker):
-        reason = ("confidential", "a confidential-marked record")
-    if reason is not None:
-        view.scope.append(ScopeFinding(reason[0], path, reason[1]))  # type: ignore[arg-type]
-        dropped_nodes.add(r)
-        if is_set:
-            drops.add((node.parent, node.seg))
-        else:
-            view.whole = True
-        return
-    src = _text_of(table, by_key[b.source_key]) if b.source_key and b.source_key in by_key else None
-    allowed = scope.fields_for(src)
-    if allowed is None:
-        return
-    ok = {f.casefold() for f in allowed} | {k.casefold() for k in b.structural_keys()}
-    for slot, kind, target, _ in node.children:
-        name = str(slot)
-        if name.casefold() in ok:
-            continue
-        drops.add((r, slot))
-        if kind == NODE:
-            dropped_nodes.add(target)
-        view.scope.append(ScopeFinding("field", f"{node.path}.{name}" if node.path else name,
-                                       f"field {name} outside the purpose's fields"))
-
-
-def _marked(table: LeafTable, r: int, marker: re.Pattern[str]) -> bool:
-    stack = [r]
-    while stack:
-        node: Node = table.nodes[stack.pop()]
-        for _, kind, target, _ in node.children:
-            if kind == LEAF and marker.search(table.leaves[target].text):
-                return True
-            if kind == NODE:
-                stack.append(target)
-    return False
-
-
-def _text(view: ResultView, scope: AcquisitionScope, leaf: Leaf, marker: re.Pattern[str] | None) -> str | None:
+def _text(view: ResultView, scope: AcquisitionScope, leaf: Leaf, marker: Marker | None) -> str | None:
     """The text with out-of-scope parts and marked paragraphs replaced; None when unchanged."""
     text = leaf.text
     pattern = scope.binding.part_pattern
@@ -359,15 +294,18 @@ def _dropped_leaves(table: LeafTable, drops: set[tuple[int, Any]], dropped_nodes
 
 def _taints(view: ResultView, table: LeafTable, scope: AcquisitionScope, dropped: set[int],
             texts: dict[int, str]) -> None:
-    keys = scope.binding.atom_keys
+    keys = {fold_key(k): (k, t) for k, t in scope.binding.atom_keys.items()}
     known = {(f.path, f.start, f.end) for f in view.delivered}
     for i, leaf in enumerate(table.leaves):
-        if leaf.is_key or i in dropped or i in texts or leaf.key not in keys:
+        if leaf.is_key or i in dropped or i in texts:
+            continue
+        hit = keys.get(fold_key(leaf.key))
+        if hit is None:
             continue
         text = leaf.text.strip()
         if len(text) < 3 or (leaf.path, 0, len(leaf.text)) in known:
             continue
-        view.taints.append((leaf.key, keys[leaf.key], text))
+        view.taints.append((hit[0], hit[1], text))
 
 
 def rebuild_filtered(table: LeafTable, texts: dict[int, str], drops: set[tuple[int, Any]]) -> Any:
@@ -408,7 +346,3 @@ def rebuild_filtered(table: LeafTable, texts: dict[int, str], drops: set[tuple[i
         else:
             built[n] = dataclasses.replace(node.obj, **{ref[0]: value(ref) for ref in kept})
     return built[target]
-
-
-def dumps(payload: Any) -> str:
-    return json.dumps(payload, ensure_ascii=False, default=str)

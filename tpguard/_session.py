@@ -2,9 +2,13 @@
 
 Layered, not recompiled (issue 9, item 2): the policy's atoms are compiled once per ``Guard`` into a
 :class:`BaseLayer`. A :class:`Session` holds only its *own* atoms (those it was entered with and those
-``register()``-ed into it) and a small overlay :class:`~tpguard.detection.Detector` for them, built
-lazily on the first scan after a change — entering a session costs O(1), ``register`` O(1), the next
-scan O(session atoms) once, and memory per session is O(its atoms). A session sees the atoms of the
+``register()``-ed into it) and small overlay :class:`~tpguard.detection.Detector` s for them, built
+lazily on the first scan after a change — entering a session costs O(1), ``register`` O(1), and
+memory per session is O(its atoms). The overlay is *incremental* (issue 28, item 4): atoms
+registered since the last scan compile into a new level, and a level is merged with the one below
+it only while that one is at most :data:`MERGE_RATIO` times its size — so a session that gains one
+tainted atom per result compiles each atom O(log n) times over its life (amortized O(new atoms ×
+log n) per registration, never O(all atoms)), and a scan runs over at most ~log₄ n levels. A session sees the atoms of the
 session it was entered from (live), and every session sees the guard-wide atoms registered outside
 any session. An atom whose id is already in the policy (or an outer session) *overrides* it there:
 the outer layer's findings for that id are dropped and the session's value is used.
@@ -20,15 +24,20 @@ Acquisition (seed ``001_*`` §3, §6): a session may bind per-tool :class:`~tpgu
 sessions), and it keeps the *provenance* of every atom that arrived in a tool result — ``(tool,
 call id)`` — registering values found under a scope's ``atom_keys`` as new atoms (taint), so the
 purpose-bound argument checks apply to them downstream. Tainted atoms get value-free ids
-(``records.phone#1``) and are deduplicated by (type, case-folded value).
+(``records.phone#1``, numbered per guard so an inner session never reuses an outer one's id) and
+are deduplicated by (type, case-folded value) across the session and the sessions it was entered
+from. Taint lives in the session that produced it and ends with it; the guard's default session
+(outside any ``guard.session()``) registers none (see :meth:`Session.taint`).
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 import uuid
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from contextvars import ContextVar
+from operator import is_
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._normalize import normalize
@@ -41,10 +50,12 @@ if TYPE_CHECKING:
     from .policy import Access, ToolSpec
     from .scope import AcquisitionScope
 
-__all__ = ["DEFAULT_SESSION_ID", "BaseLayer", "Provenance", "Session", "current_session"]
+__all__ = ["DEFAULT_SESSION_ID", "MERGE_RATIO", "BaseLayer", "Provenance", "Session", "current_session"]
 
 #: the id of a guard's default session, the one a call outside any ``guard.session()`` runs in
 DEFAULT_SESSION_ID = "default"
+#: an overlay level is merged into the new one while it holds at most this many times its atoms
+MERGE_RATIO = 4
 
 
 class Provenance(NamedTuple):
@@ -53,7 +64,26 @@ class Provenance(NamedTuple):
     tool: str
     call_id: str | None
 
-_Layer = tuple[Detector, frozenset[str]]
+class _Ids:
+    """The atom ids of several sessions, as one live container (``in`` is O(sessions))."""
+
+    __slots__ = ("_keys",)
+
+    def __init__(self, keys: tuple[Any, ...]) -> None:
+        self._keys = keys
+
+    def __contains__(self, atom_id: object) -> bool:
+        return any(atom_id in k for k in self._keys)
+
+    def __len__(self) -> int:
+        return sum(len(k) for k in self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return itertools.chain.from_iterable(self._keys)
+
+
+#: one session's overlay: its compiled levels and its own atom ids (a live view)
+_Layer = tuple[tuple[Detector, ...], Any]
 
 
 class BaseLayer:
@@ -74,7 +104,7 @@ class BaseLayer:
         return self._values.get(atom_id)
 
 
-_NO_LAYERS: tuple[list[tuple[Detector, frozenset[str]]], frozenset[str]] = ([], frozenset())
+_NO_LAYERS: tuple[list[tuple[Detector, Container[str]]], Container[str]] = ([], frozenset())
 
 
 class Session:
@@ -98,15 +128,20 @@ class Session:
         self._make_overlay = make_overlay
         self._lock = threading.Lock()
         self._own: dict[str, PrivateAtom] = {a.id: a for a in atoms}
+        self._levels: list[tuple[Detector, list[PrivateAtom]]] = []
+        self._pending: list[PrivateAtom] = list(self._own.values())
+        self._replaced = False  # an id registered twice: its old value sits in a compiled level
         self._overlay: _Layer | None = None
         self._dirty = bool(self._own)
-        self._chain: tuple[tuple[_Layer | None, ...], list[tuple[Detector, frozenset[str]]],
-                           frozenset[str]] | None = None
-        self._policy: tuple[tuple[_Layer | None, ...], PolicyKB] | None = None
+        self._root: Session = parent._root if parent is not None else self
+        self._taint_ids = itertools.count(1)  # used on the root session only
+        self._chain: tuple[tuple[_Layer | None, ...], list[tuple[Detector, Container[str]]],
+                           Container[str]] | None = None
+        self._policy: tuple[tuple[Any, ...], PolicyKB] | None = None
         self._placeholders: dict[str, str] = {}
         self._counters: dict[str, int] = {}
         self._scopes: dict[str, AcquisitionScope] = dict(scopes or {})
-        self._provenance: dict[str, list[Provenance]] = {}
+        self._provenance: dict[str, dict[Provenance, None]] = {}
         self._tainted: dict[tuple[str, str], str] = {}
         # exposure stage (issue 11): this session's recipients/disclosures/exits, and the resolver
         self._exposure_layer: Mapping[str, Any] = exposure or {}
@@ -116,9 +151,13 @@ class Session:
 
     # -- atoms --------------------------------------------------------------------------------
     def register(self, *atoms: PrivateAtom) -> None:
-        """Add atoms to this session. O(atoms); the overlay is rebuilt once, on the next scan."""
+        """Add atoms to this session. O(atoms); they compile into the overlay on the next scan."""
         with self._lock:
-            self._own.update({a.id: a for a in atoms})
+            for a in atoms:
+                if a.id in self._own:
+                    self._replaced = True
+                self._own[a.id] = a
+                self._pending.append(a)
             self._dirty = True
             self.access_cache = {}
 
@@ -126,14 +165,28 @@ class Session:
         if self._dirty:
             with self._lock:
                 if self._dirty:
-                    own = tuple(self._own.values())
-                    self._overlay = (self._make_overlay(own), frozenset(a.id for a in own)) if own else None
+                    self._compile()
                     self._dirty = False
         return self._overlay
 
-    def _layers(self) -> tuple[list[tuple[Detector, frozenset[str]]], frozenset[str]]:
-        """Overlays from this session outwards, each with the ids a closer layer overrides, and
-        the ids all of them shadow in the base layer. Recomputed only when a layer changed."""
+    def _compile(self) -> None:
+        """Pending atoms into a new level, merged with smaller levels below (see the module
+        docstring); everything at once when an id was replaced. Called under the lock."""
+        if self._replaced:
+            self._levels, self._pending, self._replaced = [], list(self._own.values()), False
+        new = self._pending
+        self._pending = []
+        levels = self._levels
+        while levels and len(levels[-1][1]) <= MERGE_RATIO * len(new):
+            new = levels.pop()[1] + new
+        if new:
+            levels.append((self._make_overlay(new), new))
+        self._overlay = (tuple(d for d, _ in levels), self._own.keys()) if levels else None
+
+    def _layers(self) -> tuple[list[tuple[Detector, Container[str]]], Container[str]]:
+        """Overlay detectors from this session outwards, each with the ids a closer session
+        overrides, and the ids all of them shadow in the base layer. Recomputed only when a layer
+        changed; the id sets are live views of the sessions' atoms (no copy per change)."""
         if self._parent is None and not self._dirty and self._overlay is None:
             return _NO_LAYERS  # the default session, or one without atoms: the base layer alone
         own: list[_Layer | None] = []
@@ -143,14 +196,15 @@ class Session:
             s = s._parent
         key = tuple(own)
         chain = self._chain
-        if chain is None or chain[0] != key:
-            layers: list[tuple[Detector, frozenset[str]]] = []
-            seen: frozenset[str] = frozenset()
+        if chain is None or len(chain[0]) != len(key) or not all(map(is_, chain[0], key)):
+            layers: list[tuple[Detector, Container[str]]] = []
+            closer: tuple[Any, ...] = ()
             for layer in own:
                 if layer is not None:
-                    layers.append((layer[0], seen))
-                    seen = seen | layer[1]
-            chain = self._chain = (key, layers, seen)
+                    overridden: Container[str] = _Ids(closer) if closer else frozenset()
+                    layers += [(det, overridden) for det in layer[0]]
+                    closer = (*closer, layer[1])
+            chain = self._chain = (key, layers, _Ids(closer) if closer else frozenset())
         return chain[1], chain[2]
 
     def _own_atom(self, atom_id: str) -> PrivateAtom | None:
@@ -273,35 +327,53 @@ class Session:
             self._scopes.update(scopes)
 
     def record_provenance(self, atom_id: str, tool: str, call_id: str | None) -> None:
+        """Note that ``atom_id`` arrived in a result of ``tool`` (call ``call_id``). O(1)."""
         with self._lock:
-            seen = self._provenance.setdefault(atom_id, [])
-            where = Provenance(tool, call_id)
-            if where not in seen:
-                seen.append(where)
+            self._provenance.setdefault(atom_id, {})[Provenance(tool, call_id)] = None
 
     def provenance(self, atom_id: str) -> tuple[Provenance, ...]:
         """Every tool result (tool, call id) the atom arrived in, in this session or outer ones."""
-        out: list[Provenance] = []
+        out: dict[Provenance, None] = {}
         s: Session | None = self
         while s is not None:
-            out.extend(p for p in s._provenance.get(atom_id, ()) if p not in out)
+            out.update(s._provenance.get(atom_id, {}))
             s = s._parent
         return tuple(out)
 
-    def taint(self, atom_type: str, value: str, key: str, tool: str, call_id: str | None) -> str:
+    @property
+    def keeps_taint(self) -> bool:
+        """Whether taint may live here: every session a request entered, never the guard's
+        default session (its atoms would be every later request's: user B blocked naming user A's
+        value)."""
+        return self._parent is not None
+
+    def taint(self, atom_type: str, value: str, key: str, tool: str, call_id: str | None) -> str | None:
         """Register ``value`` (found under result key ``key``) as an atom of ``atom_type`` with its
-        provenance; returns its id (the same id for the same type and value). O(1) amortized."""
+        provenance; returns its id — the same id for the same type and value here or in an outer
+        session — or ``None`` in the default session, which keeps no taint (:attr:`keeps_taint`).
+        O(depth) plus O(1) amortized registration."""
+        if not self.keeps_taint:
+            return None
         norm = (atom_type, " ".join(value.casefold().split()))
         with self._lock:
-            atom_id = self._tainted.get(norm)
+            atom_id = self._known_taint(norm)
             new = atom_id is None
             if atom_id is None:
-                atom_id = f"{tool}.{key}#{len(self._tainted) + 1}"
+                atom_id = f"{tool}.{key}#{next(self._root._taint_ids)}"
                 self._tainted[norm] = atom_id
         if new:
             self.register(PrivateAtom(id=atom_id, type=atom_type, value=value))
         self.record_provenance(atom_id, tool, call_id)
         return atom_id
+
+    def _known_taint(self, norm: tuple[str, str]) -> str | None:
+        s: Session | None = self
+        while s is not None:
+            hit = s._tainted.get(norm)
+            if hit is not None:
+                return hit
+            s = s._parent
+        return None
 
     # -- exposure: recipients and Auth(r, e) (issue 11) ------------------------------------------
     def exposure(self) -> Exposure:

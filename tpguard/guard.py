@@ -64,7 +64,7 @@ from ._exit import denied, inspect_exit, recipient_label
 from ._leaves import CallView, LeafTable, RebuildError
 from ._limits import DEFAULT_LIMITS, Limits, Problem
 from ._narrow import narrow
-from ._result import ResultView, inspect_result
+from ._result import UNAPPLIED, ResultView, inspect_result
 from ._session import DEFAULT_SESSION_ID, BaseLayer, Session
 from ._walk import walk
 from .detection import Detector, Finding, new_finding
@@ -155,6 +155,7 @@ class Guard:
         # The policy's atoms compile once, here; sessions and register() add small overlays.
         self._base = BaseLayer(self.policy, Detector(self.policy.atoms, fuzzy=fuzzy, pii=pii))
         self._default = Session(self._id, self._base, (), self._overlay, session_id=DEFAULT_SESSION_ID)
+        self._untainted: set[str] = set()  # tools whose taint was refused outside a session (logged once)
 
     def __repr__(self) -> str:
         return f"Guard(mode={self.mode!r}, atoms={len(self.policy.atoms)}, tools={len(self._tools)})"
@@ -493,7 +494,11 @@ class Guard:
                            f"{view.problem.text} — and withheld it.", view.problem.code)
         if not view.out_of_scope or mode == "audit":
             self._taint(sess, spec, view, call_id)
-            return decided("allow", result)
+            return decided("allow", result, error=UNAPPLIED if view.unapplied else None)
+        if view.unapplied:  # free text where records were expected: nothing to filter by
+            return decided("block", result, f"tpguard withheld the result of {spec.name}: it held no "
+                           f"records to check this task's {', '.join(view.unapplied)} against. Ask "
+                           f"{spec.name} for records within the task's scope.", UNAPPLIED)
         summary = scope_summary(view.scope)
         if mode == "enforce" or view.whole:
             return decided("block", result, f"tpguard withheld the result of {spec.name}: it held "
@@ -503,8 +508,16 @@ class Guard:
         return decided("redact", view.filtered, f"tpguard removed {summary} from the result of "
                        f"{spec.name} (outside this task's scope).")
 
-    @staticmethod
-    def _taint(sess: Session, spec: ToolSpec, view: ResultView, call_id: str | None) -> None:
+    def _taint(self, sess: Session, spec: ToolSpec, view: ResultView, call_id: str | None) -> None:
+        """Provenance and taint live in the request's session; outside one they are not kept
+        (docs/acquisition-guard.md), and the first refusal per tool is logged."""
+        if not sess.keeps_taint:
+            if view.taints and spec.name not in self._untainted:
+                self._untainted.add(spec.name)
+                _log.warning("tpguard: values under atom_keys in a result of %s were not registered as "
+                             "tainted atoms: no guard.session() is open, and taint lives only in the "
+                             "request's session. Open one per request.", spec.name)
+            return
         for f in view.delivered:
             if f.method != "pii":
                 sess.record_provenance(f.atom_id, spec.name, call_id)

@@ -30,11 +30,14 @@ is described in :mod:`tpguard._narrow` and :mod:`tpguard._result`.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+import re
+import unicodedata
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["DIMENSIONS", "AcquisitionScope", "Dimension", "ScopeBinding", "ScopeFinding"]
+__all__ = ["DIMENSIONS", "AcquisitionScope", "Dimension", "ScopeBinding", "ScopeFinding", "fold_key", "key_tiers"]
 
 Dimension = Literal["source", "field", "subject", "window", "part", "confidential", "atom"]
 DIMENSIONS: tuple[str, ...] = Dimension.__args__  # type: ignore[attr-defined]
@@ -51,8 +54,10 @@ class ScopeBinding(_Model):
     """How one tool's arguments and results carry the scope's dimensions.
 
     Argument names (``*_arg``) are the tool's parameters that the guard narrows before the call;
-    result keys (``*_key``) are the keys of each returned record that the guard reads after it.
-    ``None`` means the tool does not express that dimension there.
+    result keys (``*_key``) are the keys of each returned record that the guard reads after it,
+    matched like fields (:func:`fold_key`, :func:`key_tiers`: ``Patient``, ``patientId`` and
+    ``patient_id`` stand for ``patient``). ``None`` means the tool does not express that dimension
+    there.
     """
 
     # -- arguments (request side) --
@@ -63,7 +68,8 @@ class ScopeBinding(_Model):
     since_arg: str | None = None
     until_arg: str | None = None
     # -- results --
-    #: key of the root object that holds the record list (``None``: found automatically)
+    #: key of the object that holds the record list — kept for existing policies: records are
+    #: found at any depth whatever it says (:mod:`tpguard._records`)
     records_key: str | None = None
     record_id_key: str | None = "id"
     subject_key: str | None = None
@@ -76,8 +82,25 @@ class ScopeBinding(_Model):
     #: a regular expression (multi-line) whose match starts a part of a text result — a sheet,
     #: section or page header; its group ``part`` (else group 1) names the part
     part_pattern: str | None = None
-    #: a text result that starts with ``[`` or ``{`` is parsed as JSON and filtered as records
+    #: a text result that holds records — JSON (fenced, after a BOM or a prefix line, NDJSON, as
+    #: bytes), a CSV export or a markdown table — is read as records (:mod:`tpguard._structured`)
     parse_json: bool = True
+    #: ``"records"``: the tool returns records, so a result without any (free text, an image)
+    #: cannot be held to the scope's subjects, window or fields — it is withheld in enforce/redact
+    #: and recorded in audit (``Decision.error`` ``scope:unapplied``); ``"text"``: the tool returns
+    #: free text by design — a result without records is not an error (parts, markers and atoms
+    #: apply to it; records it does hold are still held to the whole scope)
+    results: Literal["records", "text"] = "records"
+
+    @field_validator("part_pattern")
+    @classmethod
+    def _valid_pattern(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                re.compile(v, re.MULTILINE)
+            except re.error as e:
+                raise ValueError(f"a valid regular expression ({e.msg} at position {e.pos})") from None
+        return v
 
     def structural_keys(self) -> frozenset[str]:
         """Record keys that are kept whatever ``fields`` says (they identify the record)."""
@@ -133,7 +156,7 @@ class AcquisitionScope(_Model):
 
     def allows(self, dimension: Literal["source", "subject", "part"], value: Any) -> bool:
         allowed = {"source": self.sources, "subject": self.subjects, "part": self.parts}[dimension]
-        return allowed is None or _fold(value) in {_fold(a) for a in allowed}
+        return allowed is None or _fold(value) in _folded(allowed)
 
     def in_window(self, day: _dt.date) -> bool:
         return (self.since is None or day >= self.since) and (self.until is None or day <= self.until)
@@ -154,6 +177,44 @@ class ScopeFinding(NamedTuple):
 
     def to_dict(self) -> dict[str, Any]:
         return self._asdict()
+
+
+#: suffixes under which a record writes a bound key (``patient`` → ``patientId``, ``patient_id``);
+#: a key spelled exactly like the bound one (case, ``_``, ``-``, spaces aside) is preferred
+_SUFFIXES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "subject": (("id", "ids", "no", "number", "ref", "key", "code"), ("name",)),
+    "date": (("date", "at", "on", "time", "day", "ts", "timestamp"),),
+    "source": (("name", "id"),),
+    "part": (("name", "id"),),
+}
+
+
+@functools.lru_cache(maxsize=4096)
+def fold_key(key: Any) -> str:
+    """A key as fields are compared: Unicode-compatible, case-folded, without spaces, ``_``, ``-``
+    or other punctuation — ``Patient``, ``patient_id``, ``patientId`` and ``Patient ID`` fold to
+    ``patient`` / ``patientid``."""
+    text = unicodedata.normalize("NFKC", str(key)).casefold()
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+@functools.lru_cache(maxsize=1024)
+def key_tiers(bound: str, dimension: str) -> tuple[frozenset[str], ...]:
+    """Folded record keys that stand for the bound ``*_key`` of ``dimension``, most exact first:
+    the key itself, then the key with an identifying suffix (``id``, ``date`` …), then weaker ones.
+    A record is read by the first tier it has a key of (every key of that tier must be in scope)."""
+    base = fold_key(bound)
+    tiers: list[frozenset[str]] = [frozenset({base})]
+    for group in _SUFFIXES.get(dimension, ()):
+        names = {base + s for s in group}
+        names |= {base[:-len(s)] for s in group if base.endswith(s) and len(base) > len(s)}
+        tiers.append(frozenset(names - {base}))
+    return tuple(tiers)
+
+
+@functools.lru_cache(maxsize=256)
+def _folded(values: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_fold(v) for v in values)
 
 
 def _fold(value: Any) -> str:
