@@ -13,7 +13,8 @@ shares everything else (run directory, lock, records, spans, summary, reports), 
 * agents: ``oracle`` and ``leaky[:PROFILE]`` (:class:`~..agents.exposure.ExpOracleAgent`,
   :class:`~..agents.exposure.ExpLeakyAgent`);
 * guards: :mod:`..guards.exposure` (``off``, ``exit:CHANNEL[+…]``, ``exits``, ``enforce``,
-  ``redact``, ``return-min``);
+  ``redact``, ``return-min``, each told only what the workspace holds; ``oracle-exits`` /
+  ``oracle-exit:…``, the paper's App. K sanity check, handed ``S``);
 * one session-run: :func:`~..agents.exposure.run_session` with the guard's wrap, inside an
   ``invoke_agent`` span; scored with :func:`~..metrics.exposure.score_exposure` into the record's
   ``score`` (ids and rates only — the record never holds an observation's text).
