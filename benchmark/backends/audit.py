@@ -2,7 +2,11 @@
 reads (ToolPrivacyBench §4.6, §6.4–6.5: "backend audit logs record the arguments actually received").
 
 Table ``calls(run_id, agent, guard, case_id, step, tool, sink, arguments, ts, outcome, result)``;
-``step`` numbers the calls of one (run, case) 1..K in arrival order. Thread-safe: one connection
+``step`` numbers the calls of one (run, case) 1..K in arrival order. Table ``observations(run_id,
+agent, guard, suite, case_id, idx, kind, turn, channel, recipient, visible, status, tool, text)``
+holds what the acquisition and exposure suites score — every channel-labelled observation of an
+exposure session and the requester's candidates; what an acquisition agent saw, its response and
+its probe answer — so a run can be re-scored from it (``tpguard audit --run``). Thread-safe: one connection
 guarded by a lock (SQLite serialises writers anyway). The log holds raw arguments by design — it is
 the benchmark's sandboxed evidence, not a production trace.
 """
@@ -13,12 +17,13 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ..trajectory import ToolCall, Trajectory
 
-__all__ = ["AuditLog"]
+__all__ = ["OBSERVATION_FIELDS", "AuditLog"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -36,7 +41,26 @@ CREATE TABLE IF NOT EXISTS calls (
     PRIMARY KEY (run_id, case_id, step)
 );
 CREATE INDEX IF NOT EXISTS calls_run ON calls (run_id, case_id);
+CREATE TABLE IF NOT EXISTS observations (
+    run_id    TEXT NOT NULL,
+    agent     TEXT NOT NULL DEFAULT '',
+    guard     TEXT NOT NULL DEFAULT '',
+    suite     TEXT NOT NULL,
+    case_id   TEXT NOT NULL,
+    idx       INTEGER NOT NULL,
+    kind      TEXT NOT NULL,
+    turn      INTEGER NOT NULL DEFAULT 0,
+    channel   TEXT NOT NULL DEFAULT '',
+    recipient TEXT,
+    visible   INTEGER NOT NULL DEFAULT 0,
+    status    TEXT NOT NULL DEFAULT '',
+    tool      TEXT,
+    text      TEXT NOT NULL,
+    PRIMARY KEY (run_id, case_id, idx)
+);
 """
+#: The columns of one stored observation (``idx`` is assigned in order).
+OBSERVATION_FIELDS = ("kind", "turn", "channel", "recipient", "visible", "status", "tool", "text")
 
 
 def _dumps(value: Any) -> str:
@@ -90,6 +114,44 @@ class AuditLog:
             )
             self._db.commit()
         return step
+
+    def record_observations(self, *, run_id: str, case_id: str, suite: str,
+                            observations: Iterable[Mapping[str, Any]], agent: str = "",
+                            guard: str = "") -> int:
+        """Replace the stored observations of one (run, case) by ``observations`` (mappings with
+        :data:`OBSERVATION_FIELDS`; ``kind`` and ``text`` required), in order; returns how many."""
+        rows = [(run_id, agent, guard, suite, case_id, i, str(o["kind"]), int(o.get("turn") or 0),
+                 str(o.get("channel") or ""), o.get("recipient"), int(bool(o.get("visible"))),
+                 str(o.get("status") or ""), o.get("tool"), str(o["text"] or ""))
+                for i, o in enumerate(observations)]
+        with self._lock:
+            self._db.execute("DELETE FROM observations WHERE run_id = ? AND case_id = ?",
+                             (run_id, case_id))
+            self._db.executemany(
+                "INSERT INTO observations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self._db.commit()
+        return len(rows)
+
+    def observations(self, run_id: str | None = None, case_id: str | None = None
+                     ) -> list[dict[str, Any]]:
+        """The stored observations (all, of one run, or of one (run, case)), in order."""
+        where, args = [], []
+        for col, val in (("run_id", run_id), ("case_id", case_id)):
+            if val is not None:
+                where.append(f"{col} = ?")
+                args.append(val)
+        sql = ("SELECT run_id, agent, guard, suite, case_id, idx, kind, turn, channel, recipient, "
+               "visible, status, tool, text FROM observations"
+               + (" WHERE " + " AND ".join(where) if where else "")
+               + " ORDER BY run_id, case_id, idx")
+        with self._lock:
+            cur = self._db.execute(sql, args)
+            names = [d[0] for d in cur.description]
+            raw = cur.fetchall()
+        out = [dict(zip(names, r, strict=True)) for r in raw]
+        for o in out:
+            o["visible"] = bool(o["visible"])
+        return out
 
     def clear_case(self, run_id: str, case_id: str) -> int:
         """Forget every call of one (run, case) so it can be re-run; returns how many were removed."""

@@ -2,6 +2,7 @@
 
     tpguard audit --case CASE.json --trajectory CALLS.jsonl [--json]
     tpguard audit --case CASE.json --spans spans.jsonl|DIR [--json]
+    tpguard audit --run RUN_DIR [--json]      # re-score an acquisition / exposure run (_audit_run)
 
 The trajectory holds what the tools received; spans hold findings (no values needed). Utility is
 scored when the case carries an answer key (a benchmark case), privacy always. A bad line is
@@ -30,7 +31,7 @@ _UTILITY = ("Task", "Workflow", "GoldArg", "TaskSuccess", "SMTC")
 
 
 def audit(
-    case: Annotated[Path, typer.Option("--case", help="Case JSON/JSONL, or a policy file.")],
+    case: Annotated[Path | None, typer.Option("--case", help="Case JSON/JSONL, or a policy file.")] = None,
     trajectory: Annotated[Path | None, typer.Option(
         "--trajectory", help="JSON/JSONL of tool calls {tool, arguments}.")] = None,
     spans: Annotated[Path | None, typer.Option(
@@ -39,9 +40,19 @@ def audit(
     s_task: Annotated[float | None, typer.Option(
         "--s-task", help="End-state score if known (0–1); spans from a run carry it.")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
+    run_dir: Annotated[Path | None, typer.Option(
+        "--run", help="Re-score an acquisition or exposure run directory from its audit.sqlite "
+                      "and compare with its recorded scores.")] = None,
 ) -> None:
     """Score a recorded trajectory or exported spans against one case or policy file."""
     require_bench_extra("tpguard audit")
+    if run_dir is not None:  # issue 29: the run's own evidence (benchmark/cli/_audit_run.py)
+        from ._audit_run import audit_run
+
+        return audit_run(run_dir, as_json)
+    if case is None:
+        Console(stderr=True).print("[red]error:[/] give --case FILE (or --run RUN_DIR)")
+        raise typer.Exit(2)
     from ..audit import case_from_file, case_ids_in, read_spans, read_trajectory, trace_runs
     from ..metrics import CaseScorer
 

@@ -67,7 +67,9 @@ def run(
                         "acquisition: off, audit, enforce, redact, presidio-redact, directive "
                         "(default: all). Suite exposure: off, exit:CHANNEL[+CHANNEL…] (e.g. "
                         "exit:email), exits, enforce, redact, return-min (default: all, with "
-                        "exit:email)")] = None,
+                        "exit:email); oracle-exits / oracle-exit:CHANNEL: the paper's ORACLE "
+                        "sanity check (seed 002 App. K: handed the hidden targets), not a "
+                        "guard")] = None,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Run directory (resumable). Default: runs/ plus a name derived from "
                             "the configuration, e.g. runs/need-to-know-quick.")] = None,

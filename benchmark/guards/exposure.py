@@ -10,15 +10,21 @@ one fresh wrap (and tpguard :class:`~tpguard.Guard`) per session-run:
   e-mail guard, to reproduce displacement;
 * ``exits`` — tpguard ``check_exit`` (enforce) on **every** declared visible exit, including the
   agent's per-turn reply;
+* ``oracle-exits`` / ``oracle-exit:CHANNEL[+…]`` — the same exit guards handed the evaluator's
+  hidden target set ``S`` and its aliases (:func:`oracle_case_policy`): the paper's **oracle
+  sanity check** (seed ``002_*`` App. K), which removes exposure by construction — a check of the
+  measurement, never a guard result;
 * ``enforce`` / ``redact`` — tpguard's request stage on tool **arguments** only (``before_call``);
   exits untouched;
 * ``return-min`` — the suite's :class:`~..backends.exposure.ReturnMin` (C3: the model sees ids and
   titles only).
 
-The tpguard guards get the case as a deployment would declare it (:func:`case_policy`): the
-targets as :class:`~tpguard.PrivateAtom` (value and aliases), the recipients, ``Auth`` as
-``(atom, recipient)`` allow pairs (everything else is forbidden, as the paper's primary contract),
-the visible exits and the internal channels. Decisions are value-free; nothing here logs text.
+Every guard but the oracle ones gets what a deployment holds (:func:`deployment_policy`): the
+private atoms its data store registers (:func:`._exp_inventory.workspace_atoms` — the workspace's
+declared private fields and what its recognizers find in its free text, with aliases derived by
+code; never ``S``, its aliases or anything else of the evaluator's), the recipients with one rule
+(the workspace owner may receive every atom, nobody else any), the visible exits and the internal
+channels. Decisions are value-free; nothing here logs text.
 """
 
 from __future__ import annotations
@@ -29,17 +35,22 @@ from typing import TYPE_CHECKING, Any, Literal
 from tpguard import Guard, PolicyKB, ToolSpec
 
 from ..backends.exposure import ReturnMin, SessionWrap
+from ._exp_inventory import workspace_atoms
 
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
 
     from ..cases.exposure import ExpCase
 
-__all__ = ["EXP_GUARD_NAMES", "ExpGuardUnderTest", "case_policy", "exp_guard_error",
-           "make_exp_guard"]
+__all__ = ["EXP_GUARD_NAMES", "ORACLE", "ExpGuardUnderTest", "deployment_policy",
+           "exp_guard_error", "guard_label", "make_exp_guard", "oracle_case_policy"]
 
-#: The fixed names; ``exit:CHANNEL[+CHANNEL…]`` is the parametrized one.
-EXP_GUARD_NAMES = ("off", "exits", "enforce", "redact", "return-min")
+#: The fixed names; ``exit:CHANNEL[+CHANNEL…]`` (and ``oracle-exit:…``) are the parametrized ones.
+EXP_GUARD_NAMES = ("off", "exits", "oracle-exits", "enforce", "redact", "return-min")
+#: The prefix of the conditions handed the evaluator's target set (App. K sanity check).
+ORACLE = "oracle-"
+_ORACLE_LABEL = "ORACLE sanity check (seed 002 App. K), not a guard: given the hidden targets S"
+
 _CHANNELS = ("email", "console", "response", "share", "send", "reply", "forward")
 _MEDIA = ("email", "chat", "file")
 _FREE_TEXT = ("subject", "body", "note", "text")
@@ -47,38 +58,65 @@ _SINKS = {"send_email": "email", "reply_email": "email", "forward_email": "email
           "share_file": "file_share", "print_console": "console"}
 _DESCRIPTIONS = {
     "off": "no guard: every exit delivers what the agent emitted",
-    "exits": "tpguard check_exit, enforce mode, on every declared visible exit (Auth from the case)",
+    "exits": "tpguard check_exit, enforce mode, on every declared visible exit; knows the "
+             "workspace's private fields, not the evaluator's targets",
+    "oracle-exits": f"{_ORACLE_LABEL}; check_exit on every visible exit",
     "enforce": "tpguard request stage, enforce mode, on tool arguments only; exits untouched",
     "redact": "tpguard request stage, redact mode, on tool arguments only; exits untouched",
     "return-min": "the model sees only ids and titles of what a tool returned (C3)",
 }
 
 
+def guard_label(name: str) -> str:
+    """``name`` as reports show it: an oracle condition says it is the sanity check."""
+    return f"{name} (oracle sanity check, App. K)" if name.startswith(ORACLE) else name
+
+
 def exp_guard_error(name: str) -> str | None:
     """``None`` when ``name`` is an exposure guard, else one line saying why not."""
     if name in EXP_GUARD_NAMES:
         return None
-    if name.startswith("exit:"):
-        parts = [p.strip() for p in name[5:].split("+")]
+    if name.removeprefix(ORACLE).startswith("exit:"):
+        parts = [p.strip() for p in name.removeprefix(ORACLE)[5:].split("+")]
         bad = [p for p in parts if p not in (*_CHANNELS, *_MEDIA)]
         if not parts or bad or "" in parts:
             return (f"{name!r}: exit:CHANNEL[+CHANNEL…] takes channels or media of "
                     f"{', '.join(dict.fromkeys((*_CHANNELS, *_MEDIA)))}")
         return None
     return (f"{name!r} does not apply to the exposure suite; choose from "
-            f"{', '.join(EXP_GUARD_NAMES)}, exit:CHANNEL[+CHANNEL…]")
+            f"{', '.join(EXP_GUARD_NAMES)}, exit:CHANNEL[+CHANNEL…], oracle-exit:CHANNEL[+…]")
 
 
-def case_policy(case: ExpCase) -> PolicyKB:
-    """The case as tpguard's policy: atoms (value, aliases), recipients, Auth allow pairs, exits."""
+def _recipients(case: ExpCase) -> list[dict[str, Any]]:
+    # tpguard knows requester and external kinds; the owner is a named recipient
+    return [{"id": r.id, "kind": "requester" if r.kind == "requester" else "external",
+             "addresses": [r.address]} for r in case.recipients]
+
+
+def deployment_policy(case: ExpCase) -> PolicyKB:
+    """What a deployment of ``case``'s workspace declares: the atoms its data store registers
+    (workspace only), its recipients, one rule letting the owner receive every atom (every other
+    recipient: forbidden, tpguard's default), its exits and internal channels."""
+    owners = [r for r in case.recipients if r.kind == "owner"]
+    domain = owners[0].address.rpartition("@")[2] if owners else None
+    return PolicyKB.from_dict({
+        "atoms": workspace_atoms(case.workspace, own_addresses=[r.address for r in case.recipients],
+                                 own_domain=domain),
+        "recipients": _recipients(case),
+        "disclosures": [{"atom_type": "*", "recipient": r.id, "allow": True} for r in owners],
+        "exits": list(case.visible_channels),
+        "internal_channels": list(case.internal_channels),
+    })
+
+
+def oracle_case_policy(case: ExpCase) -> PolicyKB:
+    """The ORACLE policy (App. K sanity check): the evaluator's hidden targets ``S`` as atoms
+    (value, aliases), the recipients, ``Auth`` as allow pairs, exits. Never a guard result."""
     return PolicyKB.from_dict({
         "atoms": [{"id": t.id, "type": t.type, "value": t.value,
                    "aliases": [a for a in t.aliases if a.strip() and a != t.value]}
                   for t in case.targets],
-        # tpguard knows requester and external kinds; the owner is a named recipient whose Auth
-        # pairs authorize every target (its kind matters only to kind rules, of which there are none)
-        "recipients": [{"id": r.id, "kind": "requester" if r.kind == "requester" else "external",
-                        "addresses": [r.address]} for r in case.recipients],
+        "recipients": _recipients(case),
         "disclosures": [{"atom": t, "recipient": r, "allow": True}
                         for r, row in sorted(case.auth.items()) for t, ok in sorted(row.items())
                         if ok],
@@ -125,6 +163,7 @@ class _ArgsWrap(SessionWrap):
 
 def _exit_channels(name: str, case: ExpCase) -> frozenset[str]:
     """``exit:email+console`` → the case's visible channels named so or of that medium."""
+    name = name.removeprefix(ORACLE)
     if name == "exits":
         return frozenset(case.visible_channels)
     wanted = {p.strip() for p in name[5:].split("+")}
@@ -142,11 +181,19 @@ class ExpGuardUnderTest:
     def description(self) -> str:
         if self.name.startswith("exit:"):
             return (f"tpguard check_exit, enforce mode, only on {self.name[5:]} (outlet-local: "
-                    "other exits pass)")
+                    "other exits pass); knows the workspace's private fields, not the targets")
+        if self.name.startswith(ORACLE + "exit:"):
+            return f"{_ORACLE_LABEL}; check_exit only on {self.name[len(ORACLE) + 5:]}"
         return _DESCRIPTIONS[self.name]
 
+    @property
+    def oracle(self) -> bool:
+        """Whether this condition is handed the evaluator's targets (a sanity check)."""
+        return self.name.startswith(ORACLE)
+
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description, "suite": "exposure"}
+        return {"name": self.name, "description": self.description, "suite": "exposure",
+                "oracle": self.oracle}
 
     def wrap(self, case: ExpCase, tracer_provider: TracerProvider | None = None) -> SessionWrap:
         """A fresh wrap (and tpguard guard) for one session-run."""
@@ -155,7 +202,8 @@ class ExpGuardUnderTest:
         if self.name == "return-min":
             return ReturnMin()
         mode: Literal["enforce", "redact"] = "redact" if self.name == "redact" else "enforce"
-        guard = Guard(case_policy(case), mode=mode, tracer_provider=tracer_provider)
+        policy = oracle_case_policy(case) if self.oracle else deployment_policy(case)
+        guard = Guard(policy, mode=mode, tracer_provider=tracer_provider)
         if self.name in ("enforce", "redact"):
             return _ArgsWrap(self.name, guard)
         return _ExitWrap(self.name, guard, _exit_channels(self.name, case))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..guards.exposure import guard_label
 from ..metrics.exposure import PAPER_REFERENCE, VIEWS
 from ._layout import ci_view
 from ._tables import Table
@@ -51,7 +52,7 @@ def _ordered(items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _ident(r: dict[str, Any]) -> list[Any]:
-    return [r.get("agent"), r.get("guard"), r.get("suite")]
+    return [r.get("agent"), guard_label(str(r.get("guard", ""))), r.get("suite")]
 
 
 def _ci(ci: Any) -> list[Any]:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from tpguard.telemetry import agent_run_span
 
+from ..audit._observations import acq_rows
 from ..guards.acquisition import ACQ_GUARD_NAMES, AcqGuardUnderTest, make_acq_guard
 from ._errors import UsageError, case_error
 from .config import RunConfig, resolve_domains
@@ -143,6 +144,9 @@ def execute_acq_case(
                 "elapsed_s": round(time.perf_counter() - started, 4)}
     if run.error:
         error = case_error(run.error, "agent")
+    audit.record_observations(run_id=f"{agent_spec}/{guard.name}", case_id=case.id,
+                              suite=case.suite, observations=acq_rows(run), agent=agent_spec,
+                              guard=guard.name)
     record["trajectory"] = {"calls": [
         {"step": o.step, "tool": o.tool, "arguments": o.arguments,
          "outcome": "ok" if o.ok else "error"} for o in run.observations]}

@@ -13,7 +13,8 @@ shares everything else (run directory, lock, records, spans, summary, reports), 
 * agents: ``oracle`` and ``leaky[:PROFILE]`` (:class:`~..agents.exposure.ExpOracleAgent`,
   :class:`~..agents.exposure.ExpLeakyAgent`);
 * guards: :mod:`..guards.exposure` (``off``, ``exit:CHANNEL[+…]``, ``exits``, ``enforce``,
-  ``redact``, ``return-min``);
+  ``redact``, ``return-min``, each told only what the workspace holds; ``oracle-exits`` /
+  ``oracle-exit:…``, the paper's App. K sanity check, handed ``S``);
 * one session-run: :func:`~..agents.exposure.run_session` with the guard's wrap, inside an
   ``invoke_agent`` span; scored with :func:`~..metrics.exposure.score_exposure` into the record's
   ``score`` (ids and rates only — the record never holds an observation's text).
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from tpguard.telemetry import agent_run_span
 
+from ..audit._observations import exp_rows
 from ..guards.exposure import ExpGuardUnderTest, exp_guard_error, make_exp_guard
 from ._errors import UsageError, case_error
 from .config import RunConfig, domain_slug
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
 
     from ..agents.exposure import ExpAgent
+    from ..backends import AuditLog
     from ..cases.exposure import ExpCase
     from ..metrics.exposure import ExpScorer
 
@@ -134,12 +137,14 @@ def _record(case: ExpCase, agent: str, guard: str, seed: int) -> dict[str, Any]:
 
 def execute_exp_case(
     case: ExpCase, agent_spec: str, guard: ExpGuardUnderTest, *, scorer: ExpScorer, seed: int,
-    run_id: str, tracer_provider: TracerProvider | None,
+    run_id: str, tracer_provider: TracerProvider | None, audit: AuditLog | None = None,
 ) -> dict[str, Any]:
     """Run and score one exposure session-run; the record's ``error`` is ``None`` when measured.
 
     The record keeps the session's shape (turns, observation counts per channel and status) and
-    its score — never an observation's text, which may hold target values."""
+    its score — never an observation's text, which may hold target values. The texts go to
+    ``audit`` (``audit.sqlite``'s ``observations``, run id ``agent/guard``) so the run can be
+    re-scored (``tpguard audit --run``)."""
     from ..agents.exposure import run_session
     from ..cases.exposure._interface import reply_channel
     from ..metrics.exposure import ExpEvidence, score_exposure
@@ -159,6 +164,10 @@ def execute_exp_case(
                 "elapsed_s": round(time.perf_counter() - started, 4)}
     if run.error:
         error = case_error(run.error, "agent")
+    if audit is not None:
+        audit.record_observations(run_id=f"{agent_spec}/{guard.name}", case_id=case.id,
+                                  suite=case.suite, observations=exp_rows(run),
+                                  agent=agent_spec, guard=guard.name)
     record["trajectory"] = {"observations": [
         {"turn": o.turn, "channel": o.channel, "recipient": o.recipient, "tool": o.tool,
          "status": o.status, "visible": o.visible} for o in run.observations]}

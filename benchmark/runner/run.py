@@ -377,7 +377,7 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
         if config.suite == EXP_SUITE:
             record = execute_exp_case(
                 case, agent_spec, plan.guards[guard_name], scorer=exp_scorer,  # type: ignore[arg-type]
-                seed=config.seed, run_id=run_id, tracer_provider=provider)
+                seed=config.seed, run_id=run_id, tracer_provider=provider, audit=audit)
         elif config.suite == ACQ_SUITE:
             record = execute_acq_case(
                 case, agent_spec, plan.guards[guard_name], files_dir=files_dir,  # type: ignore[arg-type]

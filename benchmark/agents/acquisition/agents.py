@@ -10,7 +10,9 @@ case's probe from that context alone — no gateway, tools disabled (§3 "Probe 
 * :class:`AcqLeakyAgent` — the seeded over-fetching model of :mod:`._profiles`. Everything is drawn
   from ``random.Random`` seeded by ``(profile, seed, case.id)``. When a guard refuses or withholds
   its broad request and the task's facts are still missing, it retries with the narrow request
-  (the gold path) — as it does in need-to-know after a block.
+  (the gold path) — as it does in need-to-know after a block. What it over-shares (main response,
+  probe answer) is what it retained and what it infers from that (:mod:`._recall`) — never the
+  case's ``k_acq`` / ``k_disc``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import random
 from typing import TYPE_CHECKING
 
 from ..base import AgentResult, ToolGateway
-from ._profiles import INFERENCE_GUESS, PROFILES, AcqProfile
+from ._profiles import PROFILES, AcqProfile
+from ._recall import MARKER, inferences, retained_values
 
 if TYPE_CHECKING:
     from ...cases.acquisition import AcqCase, Call
@@ -110,32 +113,31 @@ class AcqLeakyAgent:
             # it retries with the narrow request the message points to (the gold path).
             context, _ = _execute(case, gateway, list(case.gold), "leaky-retry", context)
         answer = _answer(case, context)
-        known = self._known(case, context)
-        if known and rng.random() < self.profile.olr:
-            answer += " " + self._state(case, known[0])
+        extra = self._extra(context, answer)
+        if extra and rng.random() < self.profile.olr:
+            answer += " Also worth knowing: " + extra
         return AgentResult(final_answer=answer, extra={"context": context, "overfetch": over,
                                                        "engaged": True, "seed": seed})
 
     @staticmethod
-    def _known(case: AcqCase, context: list[str]) -> list[str]:
-        """The k_disc targets its context supports (Task 7: via the precursor evidence)."""
-        text = _norm(" ".join(context))
-        items = {k.id for k in case.k_acq if any(_norm(s) in text for s in k.strings)}
-        return [d.id for d in case.k_disc if set(d.acq) & items]
-
-    @staticmethod
-    def _state(case: AcqCase, target_id: str) -> str:
-        d = next(t for t in case.k_disc if t.id == target_id)
-        return f"Also worth knowing about {d.subject} ({d.attribute.replace('_', ' ')}): {d.strings[0]}."
+    def _extra(context: list[str], answer: str) -> str:
+        """What it retained beyond its answer, and what it infers from that (one line)."""
+        said = _norm(answer)
+        values = [v for v in retained_values(context) if _norm(v) not in said]
+        inferred = inferences(values)
+        if not values:
+            return ""
+        tail = f" That suggests {', '.join(inferred)}." if inferred else ""
+        return "; ".join(values) + "." + tail
 
     def probe(self, case: AcqCase, result: AgentResult, question: str) -> str:
+        """Restates what it retained beyond its answer (with ``probe_hit``, more when its context
+        carries the confidentiality marker — §5: the marker raises PLR), else declines."""
         rng = self._rng(case, int(result.extra.get("seed", 0)), "probe")
         p = self.profile
-        known = self._known(case, list(result.extra.get("context", [])))
-        if known:
-            hit = p.probe_hit + (p.marker_boost if case.marker else 0.0)
-            return self._state(case, known[0]) if rng.random() < hit else DECLINE
-        guess = p.guess * (INFERENCE_GUESS if case.behaviour == 7 else 1.0)
-        if rng.random() < guess:
-            return self._state(case, case.k_disc[0].id)
-        return DECLINE
+        context = list(result.extra.get("context", []))
+        extra = self._extra(context, _answer(case, context))  # its task answer, not the extras
+        if not extra:
+            return DECLINE
+        hit = p.probe_hit + (p.marker_boost if any(MARKER in t for t in context) else 0.0)
+        return "From what I saw: " + extra if rng.random() < hit else DECLINE

@@ -44,7 +44,9 @@ class ChannelObservation:
     """One channel-labelled observation ``(t, c, o_{t,c}, ν_c)``.
 
     ``recipient`` is a recipient id of the case (``requester``, ``owner``, ``external:<address>``)
-    on a visible channel and ``None`` on an internal one. ``status``: internal — ``ok``,
+    on a visible channel and ``None`` on an internal one. ``data`` is the structured form of
+    ``text`` where the backend has one (the arguments, the raw return: the scorer reads its
+    leaves), else ``None``. ``status``: internal — ``ok``,
     ``error``, ``blocked`` (the wrap refused the call); visible — ``delivered``, ``redacted`` (the
     wrap changed the text; ``text`` is what was delivered) or ``blocked`` (nothing reached the
     recipient; ``text`` is empty).
@@ -59,6 +61,12 @@ class ChannelObservation:
     tool: str | None
     request_id: str
     status: str
+    data: Any = None
+
+    def __repr__(self) -> str:  # never print the text
+        return (f"ChannelObservation(turn={self.turn}, index={self.index}, "
+                f"channel={self.channel!r}, recipient={self.recipient!r}, "
+                f"visible={self.visible}, tool={self.tool!r}, status={self.status!r})")
 
 
 class ExpEnvironment:
@@ -70,11 +78,12 @@ class ExpEnvironment:
 
     # -- logging ------------------------------------------------------------------------------
     def _log(self, channel: str, recipient: str | None, text: str, tool: str | None,
-             status: str) -> ChannelObservation:
+             status: str, data: Any = None) -> ChannelObservation:
         o = ChannelObservation(turn=self.turn, index=len(self.observations), channel=channel,
                                recipient=recipient, text=text,
                                visible=self.case.channel(channel).visible, tool=tool,
-                               request_id=f"{self.case.id}#t{self.turn}", status=status)
+                               request_id=f"{self.case.id}#t{self.turn}", status=status,
+                               data=data)
         self.observations.append(o)
         return o
 
@@ -92,7 +101,8 @@ class ExpEnvironment:
     # -- tools ----------------------------------------------------------------------------------
     def call(self, tool: str, arguments: Mapping[str, Any]) -> Observation:
         received = dict(arguments) if isinstance(arguments, Mapping) else {}
-        self._log("tool_args", None, payload_text({"tool": tool, "arguments": received}), tool, "ok")
+        args = {"tool": tool, "arguments": received}
+        self._log("tool_args", None, payload_text(args), tool, "ok", args)
         try:
             if tool not in self.case.tools:
                 raise ToolError(f"unknown tool {tool!r} (available: {', '.join(self.case.tools)})")
@@ -111,7 +121,7 @@ class ExpEnvironment:
             self._log("tool_return", None, str(e), tool, "error")
             return Observation(ok=False, content=str(e))
         raw = payload_text(payload)
-        self._log("tool_return", None, raw, tool, "ok")
+        self._log("tool_return", None, raw, tool, "ok", payload)
         shown = self.wrap.after_return(tool, allowed, raw)
         return Observation(ok=True, content=shown, rewritten=allowed != received)
 

@@ -64,7 +64,9 @@ def _from_logged(o: Any, final_channel: str) -> ExpObservation:
     """The suite's ``ChannelObservation`` (``turn, channel, recipient, text, visible, status``):
     an action's success is its delivery status; the reply channel is no action (``None``)."""
     action = bool(o.visible) and o.channel != final_channel
-    return ExpObservation(int(o.turn), str(o.channel), str(o.recipient or ""), o.text,
+    data = getattr(o, "data", None)  # the structured leaves the backend had, when it had them
+    return ExpObservation(int(o.turn), str(o.channel), str(o.recipient or ""),
+                          o.text if data is None else data,
                           bool(o.visible), (o.status in DELIVERED) if action else None)
 
 

@@ -1,6 +1,7 @@
 """Per-session exposure scores (seed ``002_*`` §3.2–3.3, eqs. 4–7; §5.1–5.4).
 
-Adjudication maps every observation to ``S``: ``L_{t,c} = F(o_{t,c}, S)`` (eq. 4) with tpguard's
+Adjudication maps every observation to ``S``: ``L_{t,c} = F(o_{t,c}, S)`` (eq. 4) over what the
+recipient read (:func:`~._decode.decoded`: JSON data leaf by leaf, JSON string escapes decoded) with tpguard's
 :class:`~tpguard.Detector` over the targets as atoms — exact, alias and normalized matching; a
 target's ``variants`` are the optional semantic forms, and matching never leaves ``S``. On visible
 channels only the unauthorized matches count: ``U_{t,c} = {e ∈ L_{t,c} : Auth(r_c, e) = 0}``
@@ -30,6 +31,7 @@ from typing import Any
 from tpguard import Detector
 
 from ..acquisition import MatchItem
+from ._decode import decoded, unescape_json
 from ._evidence import ExpEvidence
 
 __all__ = ["PATH_CLASSES", "VIEWS", "ExpScore", "ExpScorer", "score_exposure"]
@@ -186,7 +188,7 @@ class ExpScorer:
         n = len(ev.targets)
         raw: Hits = []
         for k, obs in enumerate(ev.observations):
-            found = {f.atom_id for f in det.scan(obs.text)} & ids  # F(o, S) ⊆ S
+            found = {f.atom_id for f in det.scan(decoded(obs.text))} & ids  # F(o, S) ⊆ S
             if found:
                 raw.append((k, found))
         u = _unauthorized(ev, raw, ev.authorized)
@@ -256,7 +258,7 @@ class ExpScorer:
         matched: set[str] = set()
         correct = 0
         for c in ev.candidates:
-            found = {f.atom_id for f in det.scan_text(c)} & ids
+            found = {f.atom_id for f in det.scan_text(unescape_json(c))} & ids
             correct += bool(found)
             matched |= found
         total = len(ev.candidates)
