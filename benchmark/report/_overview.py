@@ -11,6 +11,8 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from ._families import present_families
+from ._family_overview import family_overview
 from ._load import RunData
 from ._tables import Table, fmt, ordered_configs
 from ._verdicts import BASELINE
@@ -139,47 +141,13 @@ def error_table(data: RunData) -> Table | None:
                  "carries the error class. Fix the cause and re-run: errored records are retried.")
 
 
-def _acq_rows(data: RunData) -> list[dict[str, Any]]:
-    part = data.summary.get("acquisition")
-    return list(part.get("rows", [])) if isinstance(part, dict) else []
-
-
-def acquisition_overview(data: RunData) -> list[str]:
-    """An acquisition-only run's opening (seed ``001_*``): what was run, one sentence per guard and
-    agent on CER, PLR and TCR against ``off``, and where the details are."""
-    rows = _acq_rows(data)
-    raw = data.run.get("config")
-    cfg: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    agents = list(dict.fromkeys(r["agent"] for r in rows))
-    guards = list(dict.fromkeys(r["guard"] for r in rows))
-    seed = f"seed {cfg.get('seed', 0)}"
-    subset = [s for s, on in (("the quick subset", cfg.get("quick")),
-                              (f"limit {cfg.get('limit')}", cfg.get("limit"))) if on]
-    n = sum(int(r.get("n_total", r.get("n", 0)) or 0) for r in rows)
-    first = (f"This run scored {_count(len(agents), 'agent')} ({_names(agents)}) under "
-             f"{_count(len(guards), 'guard')} ({_names(guards)}) on {data.run.get('cases', '?')} "
-             f"cases of the acquisition suite ({', '.join([seed, *subset])}): "
-             f"{_count(n, 'case-run')}.")
-    base = {r["agent"]: r for r in rows if r["guard"] == "off"}
-    sentences = []
-    for r in rows:
-        b = base.get(r["agent"])
-        if r["guard"] == "off" or b is None or r.get("CER") is None or b.get("CER") is None:
-            continue
-        sentences.append(
-            f"`{r['guard']}` ({r['agent']}): CER {fmt(b['CER'])} % → {fmt(r['CER'])} %, PLR "
-            f"{fmt(b.get('PLR'))} % → {fmt(r.get('PLR'))} %, TCR {fmt(b.get('TCR'))} % → "
-            f"{fmt(r.get('TCR'))} % against `off`.")
-    last = ("Rates, Wilson intervals, joint outcomes and the per-behaviour and per-domain "
-            "breakdowns are in the Acquisition (PrivacyPeek) section.")
-    return [first, *sentences, last]
-
-
 def overview(data: RunData, loss_text: list[str]) -> list[str]:
     """The opening paragraphs: what was run (and what the Presidio baseline ran), then one
     sentence per guard, then where tpguard loses."""
-    if not data.legacy and _acq_rows(data):
-        return acquisition_overview(data)
+    if not data.legacy:
+        fams = present_families(data.full_summary or data.summary)
+        if fams:  # an acquisition or exposure run: its own terms (a run holds one suite)
+            return family_overview(data, fams[0])
     first = [what_was_run(data)]
     errors = error_table(data)
     if errors is not None:
