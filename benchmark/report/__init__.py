@@ -66,7 +66,7 @@ def build_reports(run_dir: Path, *, figures: bool = True,
     for table in [*legacy, *acquisition_csv(data.summary), *exposure_csv(data.summary)]:
         path = write_csv(table, run_dir / "tables")
         written[f"tables/{path.name}"] = path
-    if figures and data.legacy:
+    if figures:
         pngs, fig_notes = write_figures(data, tables, tabs, run_dir / "figures")
         data.notes.extend(fig_notes)
         written.update({f"figures/{p.name}": p for p in pngs})

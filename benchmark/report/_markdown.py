@@ -14,9 +14,10 @@ from ._exposure import exposure_markdown
 from ._families import family_rows, is_sanity_check, present_families
 from ._layout import COMPARISON_GROUPS, by_agent, ci_view, split
 from ._load import RunData
-from ._overview import error_table, overview, presidio_statement
+from ._overview import error_table, no_loss_text, overview, presidio_statement
 from ._refs import ref
 from ._tables import MAIN_GROUPS, Table, fmt
+from ._tradeoff import chart_axes
 from ._verdicts import BASELINE, TPGUARD_MODES
 
 __all__ = ["caveats", "md_table", "render_markdown", "run_facts"]
@@ -207,6 +208,10 @@ def render_markdown(data: RunData, t: ReportTables, files: Sequence[str] = ()) -
     summary = overview(data, t.loss_text)
     parts = ["# tpguard benchmark report", "", "## Summary", "", summary[0], ""]
     parts += [f"- {s}" for s in summary[1:-1]] + ["", summary[-1]]
+    axes = chart_axes(data)  # every report opens with its privacy–utility chart
+    parts += ["", f"## {axes.title}", "", axes.reading]
+    parts += fig("figures/scatter.png", f"Privacy–utility chart: {axes.y_label} against "
+                                        f"{axes.x_label}, one point per agent × guard")
     errors = error_table(data)
     if errors is not None:
         parts += _tables(errors.title, split(errors, [("", errors.columns[3:])]), errors.note)
@@ -237,13 +242,7 @@ def _legacy(data: RunData, t: ReportTables, fig: Callable[[str, str], list[str]]
     parts += _tables(t.comparison.title, split(t.comparison, COMPARISON_GROUPS),
                      t.comparison.note)
     parts += ["", "## Where tpguard loses", ""]
-    parts += [f"- {s}" for s in t.loss_text] or [
-        "- In this run no baseline row has a higher TaskSuccess or a lower FOR than `enforce` or "
-        "`redact`, and neither costs TaskSuccess against `off`."]
-    parts += ["", f"## Privacy–utility trade-off — as the paper's {ref('Figure 6')}", "",
-              "x = TaskSuccess, y = 100 − MT-POI (upper right is better); colour = guard, marker "
-              "= agent; bars are 95 % bootstrap intervals."]
-    parts += fig("figures/scatter.png", "Privacy–utility scatter: TaskSuccess against 100 − MT-POI")
+    parts += [f"- {s}" for s in t.loss_text] or [f"- In this run {no_loss_text(data)}"]
     parts += ["", f"## {t.paths.title}", "", md_table(t.paths), "",
               f"### Risky transition rate by type (% of transitions; {ref('Table 9')})"]
     parts += [*_pivot(t.transitions_pivot), "", f"_{t.transitions.note}_"]

@@ -15,9 +15,9 @@ from ._families import present_families
 from ._family_overview import family_overview
 from ._load import RunData
 from ._tables import Table, fmt, ordered_configs
-from ._verdicts import BASELINE
+from ._verdicts import BASELINE, TPGUARD_MODES
 
-__all__ = ["error_table", "guard_sentences", "inline_html", "loss_summary", "overview",
+__all__ = ["error_table", "guard_sentences", "inline_html", "loss_summary", "no_loss_text", "overview",
            "what_was_run"]
 
 
@@ -91,10 +91,27 @@ def guard_sentences(data: RunData) -> list[tuple[str, str]]:
     return out
 
 
-def loss_summary(loss_text: list[str], limit: int = 3) -> str:
+def no_loss_text(data: RunData) -> str:
+    """What "where tpguard loses" says when nothing was found, naming only guards that ran."""
+    guards = list(dict.fromkeys(r["guard"] for r in ordered_configs(data)))
+    modes = [g for g in guards if g in TPGUARD_MODES and g != "audit"]
+    baselines = [g for g in guards if g != BASELINE and g not in TPGUARD_MODES]
+    if not modes:
+        return "no tpguard mode that acts (`enforce`, `redact`) ran in this run."
+    named = " or ".join(f"`{g}`" for g in modes)
+    first = (f"no baseline ({_names(baselines)}) has a higher TaskSuccess or a lower FOR than "
+             f"{named} in this run" if baselines else "no baseline ran in this run")
+    cost = ("it does not cost" if len(modes) == 1 else "neither costs" if len(modes) == 2
+            else "none costs")
+    return f"{first}, and {cost} TaskSuccess against `off`; the residual FOR is in the tables."
+
+
+def loss_summary(loss_text: list[str], limit: int = 3, data: RunData | None = None) -> str:
     """The baseline wins and utility costs of the "Where tpguard loses" section, shortened."""
     wins = [s for s in loss_text if " leaves FOR " not in s]
     if not wins:
+        if data is not None:
+            return "Where tpguard loses: " + no_loss_text(data)
         return ("Where tpguard loses: no baseline has a higher TaskSuccess or a lower FOR than "
                 "`enforce` or `redact` in this run, and neither costs TaskSuccess against `off`; "
                 "their residual FOR is listed below.")
@@ -157,7 +174,7 @@ def overview(data: RunData, loss_text: list[str]) -> list[str]:
     presidio = presidio_statement(data)
     if presidio:
         first.append(presidio)
-    return [" ".join(first), *[s for _, s in guard_sentences(data)], loss_summary(loss_text)]
+    return [" ".join(first), *[s for _, s in guard_sentences(data)], loss_summary(loss_text, data=data)]
 
 
 def presidio_statement(data: RunData) -> str | None:

@@ -146,3 +146,34 @@ def test_a_run_directory_holds_one_suite(runs: dict[str, Path]) -> None:
     assert res.exit_code == 2
     assert re.search(r"holds a run of the exposure suite; a run\s+directory holds one suite",
                      res.output)
+
+
+@pytest.mark.parametrize(("name", "title", "y"), [
+    ("exposure", "ASLEval (seed 002)", "ECR"), ("acquisition", "PrivacyPeek (seed 001)", "PLR")])
+def test_report_opens_with_the_privacy_utility_chart(runs: dict[str, Path], name: str, title: str,
+                                                     y: str) -> None:
+    md = (runs[name] / "report.md").read_text()
+    headings = re.findall(r"^## (.+)$", md, re.M)
+    assert headings[:2] == ["Summary", f"Privacy–utility trade-off — {title}"]
+    chart = _section(md, headings[1])
+    assert f"x = TCR (%, task completion rate), y = {y} (%" in chart
+    assert "(figures/scatter.png)" in chart
+    assert (runs[name] / "figures" / "scatter.png").read_bytes()[:4] == b"\x89PNG"
+    page = (runs[name] / "report.html").read_text()
+    assert page.index("id=\"tradeoff-chart\"") < page.index("<h2>Run</h2>")
+    rows = json.loads((runs[name] / "summary.json").read_text())[name]["rows"]
+    scatter = page.split("Scatter data", 1)[1].split("</details>", 1)[0]
+    for r in rows:  # one point per agent × guard, at the summary's values
+        assert f"<td>{r['agent']} / {r['guard']}</td>" in scatter
+        assert f"<td>{r['TCR']:.2f}</td>" in scatter and f"<td>{r[y]:.2f}</td>" in scatter
+
+
+def test_need_to_know_summary_names_only_guards_that_ran(tmp_path: Path) -> None:
+    out = tmp_path / "ntk"
+    res = _bench("run", "--agent", "oracle", "--guard", "off,enforce", "--limit", "2",
+                 "--bootstrap", "20", "--out", str(out))
+    assert res.exit_code == 0, res.output
+    md = (out / "report.md").read_text()
+    summary = _section(md, "Summary")
+    assert "no baseline ran in this run" in summary and "redact" not in summary
+    assert re.findall(r"^## (.+)$", md, re.M)[1].startswith("Privacy–utility trade-off")
