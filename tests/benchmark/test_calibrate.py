@@ -78,3 +78,17 @@ def test_markdown_names_failing_rows(subset: dict[str, Any]) -> None:
     for r in judged:
         if not r.passed:
             assert f"{r.group} {r.name} {r.metric}" in text
+
+
+def test_tolerances_are_n_aware_and_failures_say_why() -> None:
+    from tpguard.benchmark.agents.leaky._compare import _judged, sampling_band
+
+    assert sampling_band(50.0, 100) == pytest.approx(9.8)
+    assert sampling_band(50.0, 0) == 0.0
+    small = _judged("sink", "ticket", "FOR", 51.43, 48.08, 3.0, 137)  # the 230-case default
+    assert small.passed and small.tolerance == "±3 (n-aware ±8.4)" and small.note == ""
+    big = _judged("sink", "ticket", "FOR", 51.43, 48.08, 3.0, 5000)  # enough cases: ±3 holds
+    assert big.passed is False and big.tolerance == "±3"
+    assert "off by -3.35 points" in big.note and "not sampling noise" in big.note
+    text = render_markdown({"rows": [big], "cases": 5000, "seed": 0})
+    assert "- sink ticket FOR: off by -3.35 points" in text
