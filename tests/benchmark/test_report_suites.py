@@ -177,3 +177,23 @@ def test_need_to_know_summary_names_only_guards_that_ran(tmp_path: Path) -> None
     summary = _section(md, "Summary")
     assert "no baseline ran in this run" in summary and "redact" not in summary
     assert re.findall(r"^## (.+)$", md, re.M)[1].startswith("Privacy–utility trade-off")
+
+
+def test_oracle_condition_is_labelled_a_sanity_check_and_never_a_guard_result() -> None:
+    from tpguard.benchmark.report import RunData
+    from tpguard.benchmark.report._families import EXPOSURE
+    from tpguard.benchmark.report._family_overview import family_losses, family_sentences
+
+    def row(guard: str, ecr: float, tcr: float = 100.0) -> dict[str, object]:
+        return {"agent": "leaky", "guard": guard, "suite": "exposure", "family": "exposure",
+                "n": 10, "ECR": ecr, "OLF": 0.0, "TCR": tcr}
+
+    rows = [row("off", 90.0), row("oracle-exits", 0.0), row("exits", 30.0),
+            row("return-min", 3.0, 0.0)]
+    data = RunData(Path("."), {}, [], [], {"rows": []})
+    sentences = family_sentences(data, EXPOSURE, rows)
+    oracle = next(s for s in sentences if s.startswith("`oracle-exits`"))
+    assert "sanity check" in oracle and "not a guard result" in oracle
+    losses = " ".join(family_losses(EXPOSURE, rows))
+    assert "oracle-exits" not in losses  # a ceiling is not a baseline tpguard loses to
+    assert "`return-min` leaks less than every tpguard guard" in losses
