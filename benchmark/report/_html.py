@@ -142,12 +142,14 @@ def _legacy(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab],
                           _note(t.comparison.note)))
     losses = t.loss_text or [f"In this run {no_loss_text(data)}"]
     parts.append(_section("Where tpguard loses", _list(losses)))
-    for title, fig in figures(data, t, tabs):  # plotly.js came with the opening chart
+    need_js = not scatter_points(data)  # else plotly.js came with the opening chart
+    for title, fig in figures(data, t, tabs):
         if fig is None:
             parts.append(_section(title, _note("No data in this run.")))
             continue
-        div = pio.to_html(fig, full_html=False, include_plotlyjs=False,
+        div = pio.to_html(fig, full_html=False, include_plotlyjs=need_js,
                           config={"displaylogo": False, "responsive": True})
+        need_js = False
         parts.append(_section(title, div))
     parts.append(_section(t.transitions.title, _note(t.transitions.note), html_table(t.paths),
                           _details(data, t.transitions)))
