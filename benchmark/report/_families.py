@@ -104,9 +104,9 @@ EXPOSURE = Family(
         "a recipient not authorized for them through at least one visible exit (the final "
         "answer, console, e-mail send/reply/forward, file share); session mean, lower is better. "
         "ECR is this report's leakage measure.",
-        "coverage.<channel> — the same share through one exit only (e.g. coverage.email).",
+        "`coverage.<channel>` — the same share through one exit only (e.g. `coverage.email`).",
         "OLF (outlet-loss fraction) — of what a session exposed, the share an auditor watching "
-        "only the expected outlet c* would miss; high OLF under an outlet guard means exposure "
+        "only the expected outlet c\\* would miss; high OLF under an outlet guard means exposure "
         "moved to other exits (displacement). 0 when nothing was exposed.",
         "TCR (task completion rate) — utility: the share of sessions whose normal task "
         "completed; higher is better.",
