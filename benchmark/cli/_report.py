@@ -49,10 +49,12 @@ def compare(
         "--unpaired", help="When the runs cover different cases, compare the whole runs anyway "
                            "(default: only the cases both runs scored).", metavar="")] = False,
 ) -> None:
-    """Per agent × guard × suite row present in both runs, Δ = run2 − run1 of every summary key;
-    rows present in only one run are listed. Runs over different case sets are unpaired: by
-    default only their common cases are compared, and a line says so."""
-    from ..report import KEY_GROUPS, RunDirError, compare_runs, comparison_table
+    """Per agent × guard row present in both runs, Δ = run2 − run1 of every summary key of the
+    runs' suite; rows present in only one run are listed. Runs of different suites are refused
+    (exit 2). A case-run pairs with another only when suite, seed and case agree: runs over
+    different case sets (or seeds) are unpaired — by default only their common case-runs are
+    compared, and a line says so."""
+    from ..report import RunDirError, compare_runs, comparison_table
 
     out, err = out_console(), Console(stderr=True)
     try:
@@ -64,14 +66,21 @@ def compare(
         c = result["cases"]
         how = ("comparing the whole runs (--unpaired)" if unpaired else
                f"comparing the {c['common']} common cases only (--unpaired compares the whole runs)")
+        seeds = result["seeds"]
+        why = (f"; seeds differ (A: {', '.join(map(str, seeds['run1']))}, B: "
+               f"{', '.join(map(str, seeds['run2']))}) and a case-run pairs only with the same "
+               "suite, seed and case" if seeds["run1"] != seeds["run2"] else "")
         err.print(f"[yellow]unpaired:[/] the runs cover different case sets (A: {c['run1']}, "
-                  f"B: {c['run2']}, common: {c['common']}); {how}", highlight=False, soft_wrap=True)
+                  f"B: {c['run2']}, common: {c['common']}){why}; {how}", highlight=False,
+                  soft_wrap=True)
     if as_json:
         typer.echo(json.dumps(result, indent=1))
         return
     out.print(f"Δ = {result['run2']} − {result['run1']}", highlight=False, soft_wrap=True)
-    for name, keys in KEY_GROUPS:
-        out.print(comparison_table(result, keys, title=name))
+    if not result["rows"]:
+        out.print("No agent × guard row is in both runs.", highlight=False)
+    for name, keys in result["groups"]:
+        out.print(comparison_table(result, tuple(keys), title=f"{result['suite']}: {name}"))
     for side in ("only_in_run1", "only_in_run2"):
         for r in result[side]:
             out.print(f"{side.replace('_', ' ')}: {r['agent']} / {r['guard']} ({r['suite']})",

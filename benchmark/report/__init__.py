@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ._acquisition import acquisition_csv
 from ._collect import ReportTables, collect
-from ._compare import KEY_GROUPS, compare_runs, comparison_table
+from ._compare import KEY_GROUPS, CompareRefused, compare_runs, comparison_table
 from ._crosstab import cross_tabs
 from ._exposure import exposure_csv
 from ._figures import write_figures
@@ -29,6 +29,7 @@ from ._tables import Table, write_csv
 __all__ = [
     "KEY_GROUPS",
     "SHARED_FILES",
+    "CompareRefused",
     "ReportTables",
     "RunData",
     "RunDirError",
@@ -65,7 +66,7 @@ def build_reports(run_dir: Path, *, figures: bool = True,
     for table in [*legacy, *acquisition_csv(data.summary), *exposure_csv(data.summary)]:
         path = write_csv(table, run_dir / "tables")
         written[f"tables/{path.name}"] = path
-    if figures and data.legacy:
+    if figures:
         pngs, fig_notes = write_figures(data, tables, tabs, run_dir / "figures")
         data.notes.extend(fig_notes)
         written.update({f"figures/{p.name}": p for p in pngs})

@@ -12,8 +12,9 @@ from typing import Any
 from ._collect import ReportTables, reference_configs
 from ._crosstab import Config, CrossTab
 from ._load import RunData
-from ._style import MARKERS, guard_colours, scatter_series
+from ._style import MARKERS, axis_range, guard_colours, scatter_series
 from ._tables import Table, ordered_configs, slug
+from ._tradeoff import chart_axes
 
 __all__ = ["write_figures"]
 
@@ -48,10 +49,14 @@ def _scatter(plt: Any, data: RunData, path: Path) -> None:
                     yerr=[[p["y"] - p["y_lo"]], [p["y_hi"] - p["y"]]], fmt=p["marker"],
                     color=p["colour"], mfc="white" if p["open"] else p["colour"],
                     capsize=3, markersize=9, alpha=0.9, elinewidth=1)
-    ax.set_xlabel("TaskSuccess (%) — higher is better")
-    ax.set_ylabel("privacy score = 100 − MT-POI — higher is better")
-    ax.set_title("Privacy–utility trade-off (95 % bootstrap intervals)")
+    axes = chart_axes(data)
+    ax.set_xlabel(f"{axes.x_label} — higher is better")
+    ax.set_ylabel(axes.y_label + (" — higher is better" if axes.privacy else " — lower is better"))
+    ax.set_title(f"Privacy–utility trade-off — {axes.family.paper} ({axes.intervals})")
     ax.grid(alpha=0.3)
+    for setter, keys in ((ax.set_xlim, ("x_drawn", "x_lo", "x_hi")), (ax.set_ylim, ("y", "y_lo", "y_hi"))):
+        if (span := axis_range([p[k] for p in series for k in keys])) is not None:
+            setter(*span)
     if any(p["x_drawn"] != p["x"] for p in series):
         ax.text(0.0, -0.12, "Points that would cover each other are spread horizontally; exact "
                 "values in the report's tables.", transform=ax.transAxes, fontsize=8, color="#555")
@@ -129,6 +134,8 @@ def write_figures(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab], 
     folder.mkdir(parents=True, exist_ok=True)
     out = [folder / "scatter.png"]
     _scatter(plt, data, out[0])
+    if not data.legacy:  # acquisition or exposure: the privacy–utility chart only
+        return out, []
     for name, table, key, metric, title in (
         ("sinks.png", t.sinks, "Sink", "FOR", "FOR by information sink"),
         ("fields.png", t.fields, "Field", "FreeTextFOR", "FreeTextFOR by free-text field"),

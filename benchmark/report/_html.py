@@ -22,10 +22,11 @@ from ._exposure import exposure_html
 from ._layout import COMPARISON_GROUPS, by_agent, split
 from ._load import RunData
 from ._markdown import caveats, run_facts
-from ._overview import error_table, inline_html, overview
-from ._plots import figures, scatter_points
+from ._overview import error_table, inline_html, no_loss_text, overview
+from ._plots import figures, scatter_fig, scatter_points
 from ._refs import ref
 from ._tables import MAIN_GROUPS, Table, fmt
+from ._tradeoff import chart_axes
 
 __all__ = ["html_table", "render_html"]
 
@@ -83,17 +84,30 @@ def _list(items: Sequence[str]) -> str:
 
 def _scatter_table(data: RunData) -> str:
     pts = scatter_points(data)
-    t = Table("scatter", "", ["Agent × guard", "TaskSuccess", "TaskSuccess lo", "TaskSuccess hi",
-                              "100 − MT-POI", "lo", "hi"],
+    axes = chart_axes(data)
+    y = "100 − MT-POI" if axes.privacy else axes.y
+    t = Table("scatter", "", ["Agent × guard", axes.x, f"{axes.x} lo", f"{axes.x} hi", y, "lo",
+                              "hi"],
               [[p["label"], p["x"], p["x_lo"], p["x_hi"], p["y"], p["y_lo"], p["y_hi"]]
                for p in pts])
     return f"<details><summary>Scatter data</summary>{html_table(t)}</details>"
 
 
+def _chart(data: RunData) -> str:
+    """The privacy–utility chart every report opens with (plotly.js inlined here, once)."""
+    axes = chart_axes(data)
+    if not scatter_points(data):
+        return _section(axes.title, _note("No row of this run has both measures."))
+    div = pio.to_html(scatter_fig(data), full_html=False, include_plotlyjs=True,
+                      config={"displaylogo": False, "responsive": True},
+                      div_id="tradeoff-chart")
+    return _section(axes.title, _note(axes.reading), div, _scatter_table(data))
+
+
 def _opening(data: RunData, t: ReportTables) -> list[str]:
     summary = overview(data, t.loss_text)
     parts = [_section("Summary", f"<p>{inline_html(summary[0])}</p>", _list(summary[1:-1]),
-                      f"<p>{inline_html(summary[-1])}</p>")]
+                      f"<p>{inline_html(summary[-1])}</p>"), _chart(data)]
     errors = error_table(data)
     if errors is not None:
         parts.append(_section(errors.title, html_table(errors), _note(errors.note)))
@@ -126,20 +140,17 @@ def _legacy(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab],
         parts.append(_section(m.title, _pieces(split(m, MAIN_GROUPS)), _note(m.note)))
     parts.append(_section(t.comparison.title, _pieces(split(t.comparison, COMPARISON_GROUPS)),
                           _note(t.comparison.note)))
-    losses = t.loss_text or [
-        "No baseline row has a higher TaskSuccess or a lower FOR than `enforce` or `redact`, and "
-        "neither costs TaskSuccess against `off`."]
+    losses = t.loss_text or [f"In this run {no_loss_text(data)}"]
     parts.append(_section("Where tpguard loses", _list(losses)))
-    first = True
+    need_js = not scatter_points(data)  # else plotly.js came with the opening chart
     for title, fig in figures(data, t, tabs):
         if fig is None:
             parts.append(_section(title, _note("No data in this run.")))
             continue
-        div = pio.to_html(fig, full_html=False, include_plotlyjs=first,
+        div = pio.to_html(fig, full_html=False, include_plotlyjs=need_js,
                           config={"displaylogo": False, "responsive": True})
-        first = False
-        extra = _scatter_table(data) if title.startswith("Privacy") else ""
-        parts.append(_section(title, div, extra))
+        need_js = False
+        parts.append(_section(title, div))
     parts.append(_section(t.transitions.title, _note(t.transitions.note), html_table(t.paths),
                           _details(data, t.transitions)))
     parts.append(_section(f"FOR by domain — {ref('Table 10a')}",

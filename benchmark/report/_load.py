@@ -48,6 +48,8 @@ class RunData:
     errored: list[dict[str, Any]] = field(default_factory=list)  # failed case-runs, never scored
     summary_rebuilt: bool = False
     acq_records: list[dict[str, Any]] = field(default_factory=list)  # scored acquisition case-runs
+    all_records: list[dict[str, Any]] = field(default_factory=list)  # every case-run, every suite
+    full_summary: dict[str, Any] = field(default_factory=dict)  # summary.json, every family's rows
 
     @property
     def legacy(self) -> bool:
@@ -157,7 +159,8 @@ def load_run(run_dir: str | Path, *, write_summary: bool = True) -> RunData:
     acq = [r for r in all_records if AcqScore.is_acquisition(r.get("score")) and record_error(r) is None]
     view = {**summary, "rows": [r for r in summary.get("rows", [])
                                 if r.get("family") not in ("acquisition", "exposure")]}
-    return RunData(run_dir, run, records, scores, view, notes, errored, rebuilt, acq)
+    return RunData(run_dir, run, records, scores, view, notes, errored, rebuilt, acq, all_records,
+                   summary)
 
 
 def suite_names(run: dict[str, Any], records: Iterable[dict[str, Any]]) -> list[str]:

@@ -11,11 +11,13 @@ from typing import Any
 from ._acquisition import acquisition_markdown
 from ._collect import ReportTables, reference_configs
 from ._exposure import exposure_markdown
+from ._families import family_rows, is_sanity_check, present_families
 from ._layout import COMPARISON_GROUPS, by_agent, ci_view, split
 from ._load import RunData
-from ._overview import error_table, overview, presidio_statement
+from ._overview import error_table, no_loss_text, overview, presidio_statement
 from ._refs import ref
 from ._tables import MAIN_GROUPS, Table, fmt
+from ._tradeoff import chart_axes
 from ._verdicts import BASELINE, TPGUARD_MODES
 
 __all__ = ["caveats", "md_table", "render_markdown", "run_facts"]
@@ -55,8 +57,9 @@ def run_facts(data: RunData) -> list[tuple[str, str]]:
     for key in ("started", "finished"):  # of the last invocation: a resumed run started earlier
         if key in data.run:
             facts.append((key, str(data.run[key])))
-    facts.append(("records", str(len(data.records))))
-    timed = [r["elapsed_s"] for r in data.records if isinstance(r.get("elapsed_s"), (int, float))]
+    every = data.all_records or data.records  # every case-run of every suite, errored included
+    facts.append(("records", str(len(every))))
+    timed = [r["elapsed_s"] for r in every if isinstance(r.get("elapsed_s"), (int, float))]
     if timed:  # every case-run's own time, resumed invocations included
         total = sum(timed)
         facts.append(("case-run time", f"{_duration(total)} over {len(timed)} case-runs "
@@ -112,15 +115,24 @@ def _keep_note(text: str, stated: str, agents: list[str], guards: list[str]) -> 
 def caveats(data: RunData) -> list[str]:
     """The statements every rendering of the report makes about what its numbers mean."""
     det = data.run.get("detector") or {}
-    out = ["References such as Table 9 or Figure 7a are to the ToolPrivacyBench paper (seed "
-           "000); each is explained in a phrase where it appears. Percentages throughout; FOR = "
-           "share of forbidden (atom, tool) opportunities that leaked, lower is better; "
-           "TaskSuccess = utility, higher is better (docs/metrics.md).",
-           f"Evaluator detector (scores every call the backends received): "
-           f"{_settings(det.get('evaluator'))}.",
-           f"Guard detector (what tpguard's guard runs at the gateway): "
-           f"{_settings(det.get('guard'))}."]
-    out += _scoring(data)
+    fams = [f for f in present_families(data.full_summary or data.summary) if f.name]
+    if data.legacy:
+        out = ["References such as Table 9 or Figure 7a are to the ToolPrivacyBench paper (seed "
+               "000); each is explained in a phrase where it appears. Percentages throughout; FOR "
+               "= share of forbidden (atom, tool) opportunities that leaked, lower is better; "
+               "TaskSuccess = utility, higher is better (docs/metrics.md)."]
+    else:  # an acquisition or exposure run: its own metrics, in plain words
+        out = [f"Table and section references are to the {f.paper} paper. Percentages "
+               "throughout (docs/metrics.md has every formula)." for f in fams[:1]]
+    for f in fams:
+        out += list(f.glossary)
+    ev, gd = (("Evaluator detector (scores every call the backends received)",
+               "Guard detector (what tpguard's guard runs at the gateway)") if data.legacy else
+              ("Evaluator (what scores the run)", "What tpguard's guards are given"))
+    out += [f"{ev}: {_settings(det.get('evaluator'))}.", f"{gd}: {_settings(det.get('guard'))}."]
+    if data.legacy:
+        out += _scoring(data)
+    out += _sanity_checks(data)
     agents = sorted({a for a, _, _ in data.configs})
     guards = sorted({g for _, g, _ in data.configs})
     if any(a.split(":", 1)[0] == "leaky" for a in agents):
@@ -137,13 +149,24 @@ def caveats(data: RunData) -> list[str]:
                    "(langchain-ai/langchain#37659).")
     if (presidio := presidio_statement(data)) is not None:
         out.append(presidio)
-    if "audit" in guards:
+    if "audit" in guards or any(r.get("guard") == "audit" for f in fams
+                                for r in family_rows(data.full_summary, f)):
         out.append("`audit` observes and records only; its rows should match `off` except for "
                    "run-to-run noise in the agent.")
     stated = " ".join(out)
     out += [str(n) for n in data.run.get("notes", []) if _keep_note(str(n), stated, agents, guards)]
     out += data.notes
     return out
+
+
+def _sanity_checks(data: RunData) -> list[str]:
+    guards = {str(r.get("guard")) for r in (data.all_records or data.records)}
+    named = sorted(g for g in guards if is_sanity_check(g))
+    if not named:
+        return []
+    return [", ".join(f"`{g}`" for g in named) + " is the paper's oracle sanity check: it is given "
+            "the evaluator's answer key on purpose, so its row is a ceiling that shows the metric "
+            "can reach 0, not a guard result."]
 
 
 def _tables(title: str, pieces: Sequence[Table], note: str = "", level: str = "##"
@@ -185,6 +208,10 @@ def render_markdown(data: RunData, t: ReportTables, files: Sequence[str] = ()) -
     summary = overview(data, t.loss_text)
     parts = ["# tpguard benchmark report", "", "## Summary", "", summary[0], ""]
     parts += [f"- {s}" for s in summary[1:-1]] + ["", summary[-1]]
+    axes = chart_axes(data)  # every report opens with its privacy–utility chart
+    parts += ["", f"## {axes.title}", "", axes.reading]
+    parts += fig("figures/scatter.png", f"Privacy–utility chart: {axes.y_label} against "
+                                        f"{axes.x_label}, one point per agent × guard")
     errors = error_table(data)
     if errors is not None:
         parts += _tables(errors.title, split(errors, [("", errors.columns[3:])]), errors.note)
@@ -215,13 +242,7 @@ def _legacy(data: RunData, t: ReportTables, fig: Callable[[str, str], list[str]]
     parts += _tables(t.comparison.title, split(t.comparison, COMPARISON_GROUPS),
                      t.comparison.note)
     parts += ["", "## Where tpguard loses", ""]
-    parts += [f"- {s}" for s in t.loss_text] or [
-        "- In this run no baseline row has a higher TaskSuccess or a lower FOR than `enforce` or "
-        "`redact`, and neither costs TaskSuccess against `off`."]
-    parts += ["", f"## Privacy–utility trade-off — as the paper's {ref('Figure 6')}", "",
-              "x = TaskSuccess, y = 100 − MT-POI (upper right is better); colour = guard, marker "
-              "= agent; bars are 95 % bootstrap intervals."]
-    parts += fig("figures/scatter.png", "Privacy–utility scatter: TaskSuccess against 100 − MT-POI")
+    parts += [f"- {s}" for s in t.loss_text] or [f"- In this run {no_loss_text(data)}"]
     parts += ["", f"## {t.paths.title}", "", md_table(t.paths), "",
               f"### Risky transition rate by type (% of transitions; {ref('Table 9')})"]
     parts += [*_pivot(t.transitions_pivot), "", f"_{t.transitions.note}_"]

@@ -11,11 +11,13 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from ._families import present_families
+from ._family_overview import family_overview
 from ._load import RunData
 from ._tables import Table, fmt, ordered_configs
-from ._verdicts import BASELINE
+from ._verdicts import BASELINE, TPGUARD_MODES
 
-__all__ = ["error_table", "guard_sentences", "inline_html", "loss_summary", "overview",
+__all__ = ["error_table", "guard_sentences", "inline_html", "loss_summary", "no_loss_text", "overview",
            "what_was_run"]
 
 
@@ -89,10 +91,27 @@ def guard_sentences(data: RunData) -> list[tuple[str, str]]:
     return out
 
 
-def loss_summary(loss_text: list[str], limit: int = 3) -> str:
+def no_loss_text(data: RunData) -> str:
+    """What "where tpguard loses" says when nothing was found, naming only guards that ran."""
+    guards = list(dict.fromkeys(r["guard"] for r in ordered_configs(data)))
+    modes = [g for g in guards if g in TPGUARD_MODES and g != "audit"]
+    baselines = [g for g in guards if g != BASELINE and g not in TPGUARD_MODES]
+    if not modes:
+        return "no tpguard mode that acts (`enforce`, `redact`) ran in this run."
+    named = " or ".join(f"`{g}`" for g in modes)
+    first = (f"no baseline ({_names(baselines)}) has a higher TaskSuccess or a lower FOR than "
+             f"{named} in this run" if baselines else "no baseline ran in this run")
+    cost = ("it does not cost" if len(modes) == 1 else "neither costs" if len(modes) == 2
+            else "none costs")
+    return f"{first}, and {cost} TaskSuccess against `off`; the residual FOR is in the tables."
+
+
+def loss_summary(loss_text: list[str], limit: int = 3, data: RunData | None = None) -> str:
     """The baseline wins and utility costs of the "Where tpguard loses" section, shortened."""
     wins = [s for s in loss_text if " leaves FOR " not in s]
     if not wins:
+        if data is not None:
+            return "Where tpguard loses: " + no_loss_text(data)
         return ("Where tpguard loses: no baseline has a higher TaskSuccess or a lower FOR than "
                 "`enforce` or `redact` in this run, and neither costs TaskSuccess against `off`; "
                 "their residual FOR is listed below.")
@@ -139,47 +158,13 @@ def error_table(data: RunData) -> Table | None:
                  "carries the error class. Fix the cause and re-run: errored records are retried.")
 
 
-def _acq_rows(data: RunData) -> list[dict[str, Any]]:
-    part = data.summary.get("acquisition")
-    return list(part.get("rows", [])) if isinstance(part, dict) else []
-
-
-def acquisition_overview(data: RunData) -> list[str]:
-    """An acquisition-only run's opening (seed ``001_*``): what was run, one sentence per guard and
-    agent on CER, PLR and TCR against ``off``, and where the details are."""
-    rows = _acq_rows(data)
-    raw = data.run.get("config")
-    cfg: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    agents = list(dict.fromkeys(r["agent"] for r in rows))
-    guards = list(dict.fromkeys(r["guard"] for r in rows))
-    seed = f"seed {cfg.get('seed', 0)}"
-    subset = [s for s, on in (("the quick subset", cfg.get("quick")),
-                              (f"limit {cfg.get('limit')}", cfg.get("limit"))) if on]
-    n = sum(int(r.get("n_total", r.get("n", 0)) or 0) for r in rows)
-    first = (f"This run scored {_count(len(agents), 'agent')} ({_names(agents)}) under "
-             f"{_count(len(guards), 'guard')} ({_names(guards)}) on {data.run.get('cases', '?')} "
-             f"cases of the acquisition suite ({', '.join([seed, *subset])}): "
-             f"{_count(n, 'case-run')}.")
-    base = {r["agent"]: r for r in rows if r["guard"] == "off"}
-    sentences = []
-    for r in rows:
-        b = base.get(r["agent"])
-        if r["guard"] == "off" or b is None or r.get("CER") is None or b.get("CER") is None:
-            continue
-        sentences.append(
-            f"`{r['guard']}` ({r['agent']}): CER {fmt(b['CER'])} % → {fmt(r['CER'])} %, PLR "
-            f"{fmt(b.get('PLR'))} % → {fmt(r.get('PLR'))} %, TCR {fmt(b.get('TCR'))} % → "
-            f"{fmt(r.get('TCR'))} % against `off`.")
-    last = ("Rates, Wilson intervals, joint outcomes and the per-behaviour and per-domain "
-            "breakdowns are in the Acquisition (PrivacyPeek) section.")
-    return [first, *sentences, last]
-
-
 def overview(data: RunData, loss_text: list[str]) -> list[str]:
     """The opening paragraphs: what was run (and what the Presidio baseline ran), then one
     sentence per guard, then where tpguard loses."""
-    if not data.legacy and _acq_rows(data):
-        return acquisition_overview(data)
+    if not data.legacy:
+        fams = present_families(data.full_summary or data.summary)
+        if fams:  # an acquisition or exposure run: its own terms (a run holds one suite)
+            return family_overview(data, fams[0])
     first = [what_was_run(data)]
     errors = error_table(data)
     if errors is not None:
@@ -189,7 +174,7 @@ def overview(data: RunData, loss_text: list[str]) -> list[str]:
     presidio = presidio_statement(data)
     if presidio:
         first.append(presidio)
-    return [" ".join(first), *[s for _, s in guard_sentences(data)], loss_summary(loss_text)]
+    return [" ".join(first), *[s for _, s in guard_sentences(data)], loss_summary(loss_text, data=data)]
 
 
 def presidio_statement(data: RunData) -> str | None:

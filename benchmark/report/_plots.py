@@ -19,8 +19,9 @@ from ._collect import ReportTables
 from ._crosstab import Config, CrossTab
 from ._load import RunData
 from ._refs import ref
-from ._style import scatter_series
+from ._style import axis_range, scatter_series
 from ._tables import Table, ordered_configs
+from ._tradeoff import chart_axes
 
 __all__ = ["bar_fig", "config_label", "figures", "heatmap_fig", "scatter_fig", "scatter_points"]
 
@@ -39,10 +40,14 @@ def scatter_points(data: RunData) -> list[dict[str, Any]]:
 
 
 def scatter_fig(data: RunData) -> go.Figure:
-    """Figure 6 with the PNG's encoding: colour = guard, marker = agent, dodged ``x``; the hover
-    shows the true values."""
+    """The run's privacy–utility chart (:func:`._tradeoff.chart_axes`: Figure 6 for
+    ToolPrivacyBench, leakage against TCR for acquisition and exposure) with the PNG's encoding:
+    colour = guard, marker = agent, dodged ``x``; the hover shows the true values."""
+    axes = chart_axes(data)
+    x_name, y_name = html.escape(axes.x), html.escape(axes.y_label)
     fig = go.Figure()
-    for p in scatter_series(data):
+    series = scatter_series(data)
+    for p in series:
         fig.add_trace(go.Scatter(
             x=[p["x_drawn"]], y=[p["y"]], mode="markers", name=html.escape(p["label"]),
             marker={"size": 12, "color": p["colour"], "symbol": p["symbol"],
@@ -52,13 +57,16 @@ def scatter_fig(data: RunData) -> go.Figure:
             error_y={"type": "data", "array": [p["y_hi"] - p["y"]],
                      "arrayminus": [p["y"] - p["y_lo"]], "color": p["colour"]},
             customdata=[[p["x"]]],
-            hovertemplate="TaskSuccess %{customdata[0]:.2f}<br>100 − MT-POI %{y:.2f}"
+            hovertemplate=f"{x_name} %{{customdata[0]:.2f}}<br>{y_name} %{{y:.2f}}"
                           "<extra>%{fullData.name}</extra>",
         ))
-    fig.update_layout(title="Privacy–utility trade-off (upper right is better; colour = guard, "
-                            "marker = agent)",
-                      xaxis_title="TaskSuccess (%)", yaxis_title="privacy score = 100 − MT-POI",
+    fig.update_layout(title=html.escape(f"Privacy–utility trade-off ({axes.better}; colour = "
+                                        "guard, marker = agent)"),
+                      xaxis_title=html.escape(axes.x_label), yaxis_title=y_name,
                       height=560, template="plotly_white")
+    for axis, keys in (("xaxis", ("x_drawn", "x_lo", "x_hi")), ("yaxis", ("y", "y_lo", "y_hi"))):
+        if (span := axis_range([p[k] for p in series for k in keys])) is not None:
+            fig.update_layout({axis: {"range": list(span)}})
     return fig
 
 
@@ -133,9 +141,9 @@ def heatmap_fig(data: RunData, tabs: dict[Config, CrossTab]) -> go.Figure | None
 
 def figures(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab]
             ) -> list[tuple[str, go.Figure | None]]:
-    """``(section title, figure)`` in report order."""
+    """``(section title, figure)`` of the ToolPrivacyBench sections in report order (the
+    privacy–utility chart opens every report: :func:`scatter_fig`)."""
     return [
-        (f"Privacy–utility trade-off — {ref('Figure 6')}", scatter_fig(data)),
         (f"Leakage by information sink — {ref('Figure 7a')}",
          bar_fig(data, t.sinks, "Sink", ("FOR", "SWLR", "FreeTextFOR"), "FOR, SWLR, FreeTextFOR by sink")),
         (f"Free-text fields — {ref('Figure 7b')}",

@@ -7,7 +7,8 @@
   guards (the README's paths), else a readable slug plus a short hash of the identity, e.g.
   ``runs/need-to-know-oracle+leaky-6g-s0-l12-3f2a``.
 * :func:`check_directory` — an existing directory whose ``run.json`` holds another configuration
-  is refused unless ``append`` (then ``run.json`` lists every configuration appended).
+  is refused unless ``append`` (then ``run.json`` lists every configuration appended); one of
+  another *suite* is refused even with ``append``: a run directory holds one suite.
 * :class:`RunLock` — ``.lock`` in the directory, held with ``fcntl.flock`` for the whole run: the
   kernel releases it when the process ends, so a crashed run never leaves a stale lock; the file
   holds the writer's PID for the message a second writer gets.
@@ -107,6 +108,12 @@ def check_directory(out: Path, config: RunConfig, *, append: bool) -> list[dict[
                     ([data["config"]] if isinstance(data.get("config"), dict) else [])]
     elif records.is_file() and records.stat().st_size:
         previous = [{"unknown": "records.jsonl without run.json"}]
+    suites = {str(c.get("suite")) for c in previous if c.get("suite")}
+    if suites - {mine["suite"]}:
+        raise UsageError(f"{out} holds a run of the {', '.join(sorted(suites))} suite; a run "
+                         f"directory holds one suite (its reports and comparisons read one "
+                         f"suite's metrics), so the {mine['suite']} suite cannot be added to it — "
+                         "choose another --out")
     if not previous or previous == [mine] or (mine in previous and append):
         return previous or [mine]
     if mine in previous and not append:

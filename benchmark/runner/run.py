@@ -55,6 +55,7 @@ from ._exposure import (
 )
 from ._preflight import preflight
 from ._rundir import RunLock, check_directory, default_out
+from ._source import check_source
 from ._summary import summarize_records, summary_options
 from .config import RunConfig, select_cases
 from .records import RecordWriter, latest_records
@@ -153,6 +154,7 @@ def _validate(config: RunConfig) -> None:
     if config.workers < 1:
         raise UsageError(f"--workers must be at least 1 (got {config.workers})")
     validate_executor(config)
+    check_source(config)
     if not [a for a in config.agents if a.strip()]:
         raise UsageError("--agent: give at least one agent")
     if not [g for g in config.guards if g.strip()]:

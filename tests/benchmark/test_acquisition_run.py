@@ -97,6 +97,8 @@ def test_no_item_value_in_shareable_files(run: Any) -> None:
         # six-digit number by chance)
         text = re.sub(r'"[a-z_]*time_unix_nano": \d+|"(?:trace|span|parent_span)_id": "[0-9a-f]*"',
                       "", text)
+        if name == "report.html":  # the inlined plotly.js is third-party code, not report text
+            text = "<script".join(c for c in text.split("<script") if len(c) < 1_000_000)
         leaked = [f for f in forms if f in text]
         assert not leaked, f"{name} holds {len(leaked)} item value(s)"
     records = (result.out / "records.jsonl").read_text(encoding="utf-8")

@@ -78,3 +78,37 @@ def test_markdown_names_failing_rows(subset: dict[str, Any]) -> None:
     for r in judged:
         if not r.passed:
             assert f"{r.group} {r.name} {r.metric}" in text
+
+
+def test_tolerances_are_n_aware_and_failures_say_why() -> None:
+    from tpguard.benchmark.agents.leaky._compare import _judged, sampling_band
+
+    assert sampling_band(50.0, 100) == pytest.approx(9.8)
+    assert sampling_band(50.0, 0) == 0.0
+    small = _judged("sink", "ticket", "FOR", 51.43, 48.08, 3.0, 137)  # the 230-case default
+    assert small.passed and small.tolerance == "±3 (n-aware ±8.4)" and small.note == ""
+    big = _judged("sink", "ticket", "FOR", 51.43, 48.08, 3.0, 5000)  # enough cases: ±3 holds
+    assert big.passed is False and big.tolerance == "±3"
+    assert "off by -3.35 points" in big.note and "not sampling noise" in big.note
+    text = render_markdown({"rows": [big], "cases": 5000, "seed": 0})
+    assert "- sink ticket FOR: off by -3.35 points" in text
+
+
+def test_acquisition_calibration_judges_behaviour_domain_marker_and_delta_c() -> None:
+    result = CliRunner().invoke(app, ["bench", "calibrate", "--suite", "acquisition", "--cases",
+                                      "140", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["suite"] == "acquisition" and data["cases"] == 140
+    rows = {(r["group"], r["name"], r["metric"]): r for r in data["rows"]}
+    for key in ("CER", "PLR", "TCR", "ΔC = HCER − CER"):
+        assert ("overall", "leaky", key) in rows
+    seven = rows[("behaviour", "7 inferential evidence", "PLR")]
+    assert seven["paper"] == 53.29 and "n-aware" in seven["tolerance"]  # 20 cases: wide band
+    assert {("domain", d, "PLR") for d in ("social_media", "healthcare", "legal", "finance",
+                                           "retail", "engineering", "logistics")} <= set(rows)
+    assert ("marker", "marker − no marker", "ΔPLR") in rows
+    assert data["failed"] == sum(r["passed"] is False for r in data["rows"])
+    assert all(r["note"] for r in data["rows"] if r["passed"] is False)  # every failure says why
+    bad = CliRunner().invoke(app, ["bench", "calibrate", "--suite", "exposure"])
+    assert bad.exit_code == 2 and "need-to-know or acquisition" in bad.output

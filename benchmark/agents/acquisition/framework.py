@@ -33,11 +33,12 @@ DIRECTIVE_PROMPT = (
 
 
 class AcqLangChainAgent:
-    """``AcqLangChainAgent(model)`` — ``model`` an ``init_chat_model`` spec or a chat model."""
+    """``AcqLangChainAgent(model)`` — ``model`` an ``init_chat_model`` spec or a chat model.
+    ``max_steps`` defaults to seed 001's six-step action budget (its appendix)."""
 
     def __init__(self, model: str | BaseChatModel, base_url: str | None = None,
                  api_key: str | None = None, *, directive: bool = False,
-                 max_steps: int = 25) -> None:
+                 max_steps: int = 6) -> None:
         from ..langchain_agent import LangChainAgent
 
         self._inner = LangChainAgent(model, base_url, api_key, guard_path="gateway",

@@ -48,11 +48,12 @@ def _text(message: Any) -> str:
 
 class AcqSmolagentsAgent:
     """``AcqSmolagentsAgent("gpt-4.1-mini", base_url=…)`` or ``AcqSmolagentsAgent(model)`` (a
-    ``smolagents.Model``, e.g. ``tpguard.testing.smolagents.ScriptedSmolModel``)."""
+    ``smolagents.Model``, e.g. ``tpguard.testing.smolagents.ScriptedSmolModel``). ``max_steps``
+    defaults to seed 001's six-step action budget (its appendix)."""
 
     def __init__(self, model: str | Model, base_url: str | None = None,
                  api_key: str | None = None, *, code_agent: bool = False,
-                 directive: bool = False, max_steps: int = 12) -> None:
+                 directive: bool = False, max_steps: int = 6) -> None:
         from ..smolagents_agent import SmolagentsAgent
 
         self._inner = SmolagentsAgent(model, base_url, api_key, code_agent, max_steps=max_steps,

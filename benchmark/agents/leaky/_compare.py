@@ -5,10 +5,17 @@ sinks, Spearman ρ ≥ 0.8 between the paper's and the fitted FOR of Table B.12'
 values inside Table 8's range across its nine models (FOR within 3 points of its mean for the
 ``default`` profile). Transition rows hold RiskyTransitionRate within 10 points when at least
 10 transitions of the type were observed. Rows marked ``info`` are shown for reading, not judged.
+
+The per-sink, per-field and per-transition tolerances are **n-aware** (issue 29): a rate measured
+on n cases cannot be held closer to the paper than its own sampling error, so the tolerance is the
+larger of the fixed one and the 95 % half-width of a proportion at the paper's value over n cases
+(``1.96 · √(p(1 − p) / n)``, cases as the unit — conservative, since a case's opportunities are
+correlated). A failing row says why (its ``note``): how far it is off against both bands.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -16,7 +23,7 @@ from typing import Any
 from ...metrics import CaseScore, breakdown, pooled_groups, spearman
 from ._paper import DOMAIN_FOR, FIELDS, SINK_MEMBERS, SINKS, TABLE8, TRANSITIONS
 
-__all__ = ["CalRow", "compare"]
+__all__ = ["CalRow", "compare", "sampling_band"]
 
 SINK_TOL = FIELD_TOL = 3.0
 TRANSITION_TOL = 10.0
@@ -38,6 +45,7 @@ class CalRow:
     tolerance: str
     passed: bool | None
     n: int | None = None
+    note: str = ""  # why a judged row failed (or why a row is not judged)
 
     @property
     def deviation(self) -> float | None:
@@ -51,6 +59,30 @@ class CalRow:
 
 def _within(fitted: float | None, paper: float, tol: float) -> bool:
     return fitted is not None and abs(fitted - paper) <= tol
+
+
+def sampling_band(paper: float, n: int | None) -> float:
+    """95 % half-width (points) of a proportion at the paper's ``paper`` % over ``n`` cases."""
+    if not n:
+        return 0.0
+    p = min(max(paper / 100.0, 0.0), 1.0)
+    return 196.0 * math.sqrt(p * (1.0 - p) / n)
+
+
+def _judged(group: str, name: str, metric: str, paper: float, fitted: float | None, base: float,
+            n: int | None) -> CalRow:
+    """A row judged within ``max(base, sampling band at n)``, with the reason when it fails."""
+    band = sampling_band(paper, n)
+    tol = max(base, band)
+    label = f"±{base:g}" + (f" (n-aware ±{band:.1f})" if band > base else "")
+    ok = _within(fitted, paper, tol)
+    note = ""
+    if fitted is None:
+        note = "not measured in this sample"
+    elif not ok:
+        note = (f"off by {fitted - paper:+.2f} points, beyond ±{base:g} and the ±{band:.1f} a "
+                f"rate over {n} cases can vary: a fitting gap, not sampling noise")
+    return CalRow(group, name, metric, paper, fitted, label, ok, n, note)
 
 
 def _in_range(fitted: float | None, lo: float, hi: float) -> bool:
@@ -83,10 +115,9 @@ def _sinks(scores: Sequence[CaseScore]) -> list[CalRow]:
         r = pooled_groups(scores, "sink", SINK_MEMBERS[sink])
         fitted[sink] = r["FOR"]
         n = int(r["n_cases"])
-        out.append(CalRow("sink", sink, "FOR", p_for, r["FOR"], "±3",
-                          _within(r["FOR"], p_for, SINK_TOL), n))
-        out.append(CalRow("sink", sink, "FreeTextFOR_field", p_ftf, r["FreeTextFOR_field"], "±3",
-                          _within(r["FreeTextFOR_field"], p_ftf, SINK_TOL), n))
+        out.append(_judged("sink", sink, "FOR", p_for, r["FOR"], SINK_TOL, n))
+        out.append(_judged("sink", sink, "FreeTextFOR_field", p_ftf, r["FreeTextFOR_field"],
+                           SINK_TOL, n))
     order = sorted(SINKS, key=lambda s: -SINKS[s][0])
     got = sorted(fitted, key=lambda s: -(fitted[s] if fitted[s] is not None else -1.0))
     out.append(CalRow("sink", " > ".join(got), "FOR ordering", None, None,
@@ -100,8 +131,8 @@ def _fields(scores: Sequence[CaseScore]) -> list[CalRow]:
     for name, (p_slot, p_ftf) in FIELDS.items():
         r = by.get(name, {})
         n = r.get("n_cases")
-        out.append(CalRow("field", name, "FreeTextFOR_field", p_ftf, r.get("FreeTextFOR_field"),
-                          "±3", _within(r.get("FreeTextFOR_field"), p_ftf, FIELD_TOL), n))
+        out.append(_judged("field", name, "FreeTextFOR_field", p_ftf, r.get("FreeTextFOR_field"),
+                           FIELD_TOL, n))
         out.append(CalRow("field", name, "FTSlotRate", p_slot, r.get("FTSlotRate"), "info", None, n))
     return out
 
@@ -111,11 +142,13 @@ def _transitions(paths: Mapping[str, Any]) -> list[CalRow]:
     for kind, (p_first, _depth, p_risky) in TRANSITIONS.items():
         t = paths.get("transitions", {}).get(kind, {})
         n = t.get("n")
-        judged = (n or 0) >= MIN_TRANSITIONS
-        out.append(CalRow("transition", kind, "RiskyTransitionRate", p_risky,
-                          t.get("RiskyTransitionRate"), "±10" if judged else "info (n < 10)",
-                          _within(t.get("RiskyTransitionRate"), p_risky, TRANSITION_TOL)
-                          if judged else None, n))
+        if (n or 0) >= MIN_TRANSITIONS:
+            out.append(_judged("transition", kind, "RiskyTransitionRate", p_risky,
+                               t.get("RiskyTransitionRate"), TRANSITION_TOL, n))
+        else:
+            out.append(CalRow("transition", kind, "RiskyTransitionRate", p_risky,
+                              t.get("RiskyTransitionRate"), "info (n < 10)", None, n,
+                              f"only {n or 0} transitions of this type observed: not judged"))
         out.append(CalRow("transition", kind, "FirstLeakFreq", p_first, t.get("FirstLeakFreq"),
                           "info", None, n))
     return out

@@ -130,6 +130,10 @@ def render_markdown(result: dict[str, Any]) -> str:
     failed = [f"{r.group} {r.name} {r.metric}" for r in judged if not r.passed]
     lines += ["", f"{len(judged) - len(failed)}/{len(judged)} judged rows pass"
               + (f"; failing: {', '.join(failed)}." if failed else ".")]
+    lines += [f"- {r.group} {r.name} {r.metric}: {r.note}" for r in judged
+              if not r.passed and r.note]
+    lines += ["", "Sink, field and transition tolerances are n-aware: the larger of the fixed band "
+              "and the 95 % sampling half-width of a rate over the row's n cases."]
     return "\n".join(lines)
 
 

@@ -1,0 +1,167 @@
+"""The opening of an acquisition or exposure report, in the suite's own terms: what ran (agents,
+guards, cases or sessions, case-runs), one sentence per guard against ``off`` on the suite's
+leakage and utility measures (:mod:`._families`), and where tpguard loses — computed from the
+summary rows, speaking only of guards that ran.
+
+Text is markdown-inline (backticks for names); the HTML renders it with ``inline_html``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._families import Family, family_rows, is_sanity_check
+from ._load import RunData
+from ._tables import fmt
+
+__all__ = ["family_losses", "family_overview", "family_sentences"]
+
+BASELINE = "off"
+_SANITY = ("the paper's oracle sanity check, given the evaluator's answer key — a ceiling, not a "
+           "guard result")
+
+
+def _names(items: list[str]) -> str:
+    return ", ".join(f"`{i}`" for i in items)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _join(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + ", and " + parts[-1]
+
+
+def _cfg(data: RunData) -> dict[str, Any]:
+    raw = data.run.get("config")
+    return raw if isinstance(raw, dict) else {}
+
+
+def _what_ran(data: RunData, fam: Family, rows: list[dict[str, Any]]) -> str:
+    cfg = _cfg(data)
+    agents, guards = _order(data, rows, "agent"), _order(data, rows)
+    suites = list(dict.fromkeys(r["suite"] for r in rows))
+    recs = [r for r in (data.all_records or data.records) if r.get("suite") in suites]
+    cases = len({(r.get("suite"), r.get("case_id")) for r in recs}) or int(data.run.get("cases") or 0)
+    seed = f"seed {cfg['seed']}" if "seed" in cfg else "seed not recorded"
+    subset = [s for s, on in (("the quick subset", cfg.get("quick")),
+                              (f"limit {cfg.get('limit')}", cfg.get("limit")),
+                              ("domains " + ", ".join(map(str, cfg.get("domains") or [])),
+                               cfg.get("domains"))) if on]
+    runs = sum(int(r.get("n_total", r.get("n", 0)) or 0) for r in rows)
+    text = (f"This run scored {_count(len(agents), 'agent')} ({_names(agents)}) under "
+            f"{_count(len(guards), 'guard')} ({_names(guards)}) on {_count(cases, fam.unit)} of "
+            f"the {', '.join(suites)} suite ({', '.join([seed, *subset])}): "
+            f"{_count(runs, fam.unit + '-run')}.")
+    errors = sum(int(r.get("errors") or 0) for r in rows)
+    if errors:
+        text += (f" {_count(errors, fam.unit + '-run')} failed and are left out of the metrics "
+                 "(their error classes are in records.jsonl and the summary rows).")
+    return text
+
+
+def _move(key: str, b: float | None, v: float | None) -> str:
+    if b is None or v is None:
+        return f"{key} undefined"
+    if v == b:
+        return f"left {key} at {fmt(v)} %" + (" (`off` had none)" if b == 0 else "")
+    return f"{'cut' if v < b else 'raised'} {key} from {fmt(b)} % to {fmt(v)} %"
+
+
+def _clause(fam: Family, row: dict[str, Any], base: dict[str, Any]) -> str:
+    keys = (fam.leak, *fam.also, fam.utility)
+    if all(row.get(k) == base.get(k) for k in keys) and not base.get(fam.leak):
+        return "changed nothing (`off` leaked nothing)"
+    main = _move(fam.leak, base.get(fam.leak), row.get(fam.leak))
+    also = [f"{k} {fmt(base.get(k))} → {fmt(row.get(k))} %" for k in fam.also
+            if base.get(k) is not None and row.get(k) is not None]
+    u, uv, ub = fam.utility, row.get(fam.utility), base.get(fam.utility)
+    util = (f"{u} unchanged at {fmt(uv)} %" if uv == ub else
+            f"{u} {fmt(uv)} % against {fmt(ub)} %")
+    return main + (f" ({', '.join(also)})" if also else "") + f", {util}"
+
+
+def _description(data: RunData, guard: str) -> str:
+    guards = data.run.get("guards")
+    info = guards.get(guard) if isinstance(guards, dict) else None
+    text = info.get("description") if isinstance(info, dict) else None
+    return f" — {text} —" if text else ""
+
+
+def _order(data: RunData, rows: list[dict[str, Any]], what: str = "guard") -> list[str]:
+    """Guards (or agents) in the order the run was asked for (``--guard``), then any others."""
+    asked = [str(g) for g in _cfg(data).get(what + "s") or []]
+    ran = list(dict.fromkeys(r[what] for r in rows))
+    return [g for g in asked if g in ran] + [g for g in ran if g not in asked]
+
+
+def family_sentences(data: RunData, fam: Family, rows: list[dict[str, Any]]) -> list[str]:
+    """One sentence per guard but ``off``: its leakage and utility against ``off`` for every agent
+    that ran both (what the guard is, from run.json, in brackets)."""
+    by = {(r["agent"], r["suite"], r["guard"]): r for r in rows}
+    out = []
+    for guard in _order(data, rows):
+        if guard == BASELINE:
+            continue
+        parts = [f"{_clause(fam, r, base)} for `{r['agent']}`" for r in rows
+                 if r["guard"] == guard and r.get("n")
+                 and (base := by.get((r["agent"], r["suite"], BASELINE))) is not None
+                 and base.get("n")]
+        if not parts:
+            continue
+        lead = f"`{guard}`{_description(data, guard)}"
+        if is_sanity_check(guard):
+            lead += f" — {_SANITY} —"
+        out.append(f"{lead} {_join(parts)}, against `off`.")
+    return out
+
+
+def _lower(a: float | None, b: float | None) -> bool:
+    return a is not None and b is not None and a < b - 1e-9
+
+
+def family_losses(fam: Family, rows: list[dict[str, Any]]) -> list[str]:
+    """Where tpguard loses, per agent: a baseline that leaks less than every tpguard guard, or
+    keeps more utility at no more leakage; a tpguard guard that costs utility against ``off``;
+    a tpguard guard that leaves the leakage where ``off`` had it (while ``off`` leaked)."""
+    out: list[str] = []
+    lk, ut = fam.leak, fam.utility
+    for agent in dict.fromkeys(r["agent"] for r in rows):
+        mine = [r for r in rows if r["agent"] == agent and r.get("n")]
+        base = next((r for r in mine if r["guard"] == BASELINE), None)
+        ours = [r for r in mine if fam.is_tpguard(r["guard"]) and r["guard"] != "audit"]
+        others = [r for r in mine if r["guard"] != BASELINE and not fam.is_tpguard(r["guard"])
+                  and not is_sanity_check(r["guard"])]
+        for o in others:
+            beaten = [r for r in ours if _lower(o.get(lk), r.get(lk))]
+            if ours and len(beaten) == len(ours):
+                out.append(f"`{o['guard']}` leaks less than every tpguard guard for `{agent}` "
+                           f"({lk} {fmt(o.get(lk))} % vs {_names([r['guard'] for r in ours])} "
+                           f"at {', '.join(fmt(r.get(lk)) for r in ours)} %).")
+            for r in ours:
+                if (_lower(r.get(ut), o.get(ut)) and None not in (o.get(lk), r.get(lk))
+                        and not _lower(r.get(lk), o.get(lk))):
+                    out.append(f"`{o['guard']}` keeps more {ut} than `{r['guard']}` for `{agent}` "
+                               f"({fmt(o.get(ut))} % vs {fmt(r.get(ut))} %) at no more {lk}.")
+        if base is None:
+            continue
+        for r in ours:
+            if _lower(r.get(ut), base.get(ut)):
+                out.append(f"`{r['guard']}` costs {ut} for `{agent}`: {fmt(r.get(ut))} % vs "
+                           f"{fmt(base.get(ut))} % under `off`.")
+            if base.get(lk) and r.get(lk) is not None and not _lower(r.get(lk), base.get(lk)):
+                out.append(f"`{r['guard']}` leaves {lk} at {fmt(r.get(lk))} % for `{agent}` "
+                           f"(`off`: {fmt(base.get(lk))} %).")
+    return out
+
+
+def family_overview(data: RunData, fam: Family) -> list[str]:
+    """``[what ran, one sentence per guard …, where tpguard loses]``."""
+    rows = family_rows(data.full_summary or data.summary, fam)
+    losses = family_losses(fam, rows)
+    loss = ("Where tpguard loses: " + " ".join(losses)) if losses else (
+        f"Where tpguard loses: nowhere in this run — no other guard leaks less ({fam.leak}) or "
+        f"keeps more {fam.utility} than tpguard's, and no tpguard guard costs {fam.utility} "
+        "against `off`.")
+    return [_what_ran(data, fam, rows), *family_sentences(data, fam, rows), loss]
