@@ -1,6 +1,6 @@
 """What one exported tool span says about its call, read back without values (issue 34, item 1).
 
-A guard span records by default ``tpguard.findings`` — one row per distinct finding (atom id,
+A guard span records by default ``tpguard.findings.table`` — one row per distinct finding (atom id,
 type, display path, method, free text, authorized) — beside the tool, sink, purpose, mode,
 decision and session. That is enough to score the call. Spans from before that attribute carry the
 findings only as ``tpguard.finding`` events, which are complete only when every finding got one
@@ -12,6 +12,7 @@ audit refuses it rather than scoring the call as leak-free.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ from tpguard import Finding
 from tpguard.telemetry import _attributes as A
 from tpguard.telemetry import exit_spans as X
 
-__all__ = ["TOOL_PREFIX", "CallFacts", "UnscorableSpan", "call_facts", "is_tool_span"]
+__all__ = ["TOOL_PREFIX", "CallFacts", "UnscorableSpan", "call_facts", "call_facts_of", "is_tool_span"]
 
 TOOL_PREFIX = "execute_tool "
 _EXIT_PREFIX = "exit "
@@ -57,6 +58,7 @@ class CallFacts:
     exit_forbidden_types: tuple[str, ...] = ()
     exit_fields: tuple[str, ...] = ()
     exit_recipients: tuple[str, ...] = ()
+    exit_visible: bool | None = None
 
     @property
     def forbidden(self) -> tuple[Finding, ...]:
@@ -72,8 +74,8 @@ def _where(span: dict[str, Any]) -> str:
 
 
 def _table(text: Any, span: dict[str, Any]) -> tuple[Finding, ...]:
-    try:
-        rows = json.loads(text) if isinstance(text, str) else None
+    try:  # (a backend may hand back the JSON text parsed: Jaeger's list-looking tags)
+        rows = json.loads(text) if isinstance(text, str) else text
     except json.JSONDecodeError:
         rows = None
     if not isinstance(rows, list) or not all(isinstance(r, list) and len(r) == _WIDTH for r in rows):
@@ -126,6 +128,11 @@ def _strings(v: Any) -> tuple[str, ...]:
     return tuple(map(str, v)) if isinstance(v, list | tuple) else ()
 
 
+def call_facts_of(spans: Iterable[dict[str, Any]]) -> list[CallFacts]:
+    """The facts of every tool and exit span (other spans skipped); an unscorable one raises."""
+    return [f for f in map(call_facts, spans) if f is not None]
+
+
 def call_facts(span: dict[str, Any]) -> CallFacts | None:
     """The facts of a tool span or an ``exit`` span; ``None`` for any other span. A tool span
     without what scoring needs raises :class:`UnscorableSpan`."""
@@ -143,6 +150,7 @@ def call_facts(span: dict[str, Any]) -> CallFacts | None:
         exit_forbidden_types=_strings(a.get(X.EXIT_FORBIDDEN_ATOM_TYPES)),
         exit_fields=_strings(a.get(X.EXIT_FIELDS)),
         exit_recipients=_strings(a.get(X.EXIT_RECIPIENTS)),
+        exit_visible=None if a.get(X.EXIT_VISIBLE) is None else bool(a.get(X.EXIT_VISIBLE)),
     )
     if exit_only:
         return CallFacts(tool=str(a.get(X.EXIT_CHANNEL) or name[len(_EXIT_PREFIX):]), stage="exit",

@@ -4,7 +4,7 @@ A span file (``spans.jsonl`` of a run, or any JSONL of spans in the shape of
 :func:`tpguard.telemetry.span_to_dict`, which is also what the OTLP test receivers decode to)
 holds per case one ``invoke_agent`` root span (``tpguard.case.id``, ``tpguard.case.s_task``,
 ``gen_ai.agent.name``, ``tpguard.benchmark.guard``) and one ``execute_tool {tool}`` child per call
-with its findings (``tpguard.findings``, recorded by default; or, from older spans, one
+with its findings (``tpguard.findings.table``, recorded by default; or, from older spans, one
 ``tpguard.finding`` event per finding) and ``tpguard.free_text.slots``; a span without them is
 refused (:class:`~._facts.UnscorableSpan`), never scored as leak-free. Spans carry findings, not values, so scoring needs no raw
 arguments. Calls whose ``tpguard.decision`` is ``block`` never reached a backend and are not part
@@ -13,7 +13,6 @@ of the trajectory (ToolPrivacyBench, seed ``000_*`` §3.5).
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -22,25 +21,13 @@ from typing import Any
 
 from ..metrics import CallEvidence
 from ._facts import CallFacts, call_facts, is_tool_span
+from .sources import read_source
 
 __all__ = ["TraceRun", "read_spans", "trace_runs"]
 
 def read_spans(path: str | Path) -> list[dict[str, Any]]:
-    """Spans from a JSONL file, or from every ``*.jsonl`` in a directory."""
-    p = Path(path)
-    files = sorted(p.glob("*.jsonl")) if p.is_dir() else [p]
-    if not files or not all(f.is_file() for f in files):
-        raise FileNotFoundError(f"{p}: no span file (expected a .jsonl file or a folder of them)")
-    spans = []
-    for f in files:
-        for n, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                spans.append(json.loads(line))
-            except json.JSONDecodeError:
-                raise ValueError(f"{f}:{n}: expected one JSON span per line") from None
-    return spans
+    """Spans from a file or folder in any format :func:`~.sources.read_source` detects."""
+    return read_source(path).spans
 
 
 @dataclass

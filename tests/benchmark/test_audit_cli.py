@@ -208,10 +208,10 @@ def test_spans_without_findings_are_refused_not_scored_zero(healthcare_policy_pa
     _snippet_spans(healthcare_policy_path, spans, finding_events="forbidden")
     lines = [json.loads(x) for x in spans.read_text().splitlines()]
     for s in lines:  # what an older tpguard recorded: the summary and forbidden events only
-        s["attributes"].pop("tpguard.findings", None)
+        s["attributes"].pop("tpguard.findings.table", None)
     spans.write_text("".join(json.dumps(s) + "\n" for s in lines))
     res = runner.invoke(app, ["audit", "--case", str(healthcare_policy_path), "--spans", str(spans),
                               "--json"], env={"COLUMNS": "300"})
     assert res.exit_code == 2, res.output
-    assert "finding(s) but no tpguard.findings attribute" in res.output
+    assert "finding(s) but no tpguard.findings.table attribute" in res.output
     assert "Re-record with this tpguard" in res.output and "FOR" not in res.stdout

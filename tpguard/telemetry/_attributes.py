@@ -42,8 +42,10 @@ TPGUARD_FINDINGS_TYPES: Final = "tpguard.findings.types"
 TPGUARD_FORBIDDEN_COUNT: Final = "tpguard.forbidden.count"
 #: every finding of the call, deduplicated, as one compact JSON string (one attribute: a list
 #: costs the SDK ~3x a string): ``[[atom_id, atom_type, path, method, free_text, authorized], …]``
-#: — what ``tpguard audit`` scores from with default settings (no values, no events needed)
-TPGUARD_FINDINGS: Final = "tpguard.findings"
+#: — what ``tpguard audit`` scores from with default settings (no values, no events needed). Not
+#: ``tpguard.findings``: a name that prefixes another (``tpguard.findings.types``) clashes in
+#: backends that nest attributes by their dots (Phoenix)
+TPGUARD_FINDINGS: Final = "tpguard.findings.table"
 #: the column names of :data:`TPGUARD_FINDINGS`'s rows, in order (readers check the row width)
 FINDINGS_COLUMNS: Final = ("atom_id", "atom_type", "path", "method", "free_text", "authorized")
 #: how many ``tpguard.finding`` events were not added because of the per-span cap

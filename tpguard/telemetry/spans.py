@@ -10,7 +10,7 @@ policy records it, no per-finding events.
 Findings are summarized as attributes — ``tpguard.finding.count``, ``tpguard.findings.types``,
 ``tpguard.forbidden.count`` and, when something was forbidden, ``tpguard.forbidden.{atom_ids,
 atom_types, fields}`` — which is all a dashboard, an alert or a trace search needs — and, when
-anything was found, ``tpguard.findings``: one compact JSON string with a row per distinct finding
+anything was found, ``tpguard.findings.table``: one compact JSON string with a row per distinct finding
 (atom id, type, display path, method, free text, authorized; no offsets, no values), which is what
 ``tpguard audit`` scores from, so a default span is enough for the audit (issue 34). Per-finding
 detail (offsets, method, severity) is opt-in: ``events="forbidden"`` gives each forbidden finding
@@ -185,7 +185,7 @@ _ROW_TEXT = _RowText().__getitem__
 
 
 def _table(findings: Sequence[Finding]) -> str:
-    """``tpguard.findings``: distinct ``(atom_id, atom_type, path, method, free_text, authorized)``
+    """``tpguard.findings.table``: distinct ``(atom_id, atom_type, path, method, free_text, authorized)``
     rows as compact JSON, in finding order (rows built, deduplicated and joined in C). O(findings)."""
     return "[" + ",".join(map(_ROW_TEXT, dict.fromkeys(map(_ROW, findings)))) + "]"
 
