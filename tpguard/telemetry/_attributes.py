@@ -96,5 +96,7 @@ SERVICE_NAME: Final = _service.SERVICE_NAME
 SERVICE_VERSION: Final = _service.SERVICE_VERSION
 OPENINFERENCE_AGENT_NAME: Final = "agent.name"
 OPENINFERENCE_SESSION_ID: Final = "session.id"
+#: resource attribute: the Phoenix project a trace is filed under (``configure`` sets the service name)
+OPENINFERENCE_PROJECT_NAME: Final = "openinference.project.name"
 TPGUARD_RUN_ID: Final = "tpguard.run.id"
 TPGUARD_CASE_ID: Final = "tpguard.case.id"
