@@ -245,3 +245,14 @@ def test_policy_and_case_are_not_mixed(healthcare_policy_path: Path, spans: Path
     res = runner.invoke(app, ["audit", "--policy", str(healthcare_policy_path), "--case",
                               str(healthcare_policy_path), "--spans", str(spans)], env={"COLUMNS": "300"})
     assert res.exit_code == 2 and "--policy POLICY with --spans SOURCE" in res.output
+
+
+def test_spans_that_cannot_be_audited_are_refused(healthcare_policy_path: Path, spans: Path) -> None:
+    lines = [json.loads(x) for x in spans.read_text().splitlines()]
+    for s in lines:  # an older tpguard's default span: the summary, no findings table
+        s["attributes"].pop("tpguard.findings.table", None)
+    spans.write_text("".join(json.dumps(s) + "\n" for s in lines))
+    res = runner.invoke(app, ["audit", "--policy", str(healthcare_policy_path), "--spans", str(spans),
+                              "--json"], env={"COLUMNS": "400"})
+    assert res.exit_code == 2 and "finding(s) but no tpguard.findings.table attribute" in res.output
+    assert res.stdout == ""  # nothing is reported as leak-free
