@@ -256,3 +256,26 @@ def test_spans_that_cannot_be_audited_are_refused(healthcare_policy_path: Path, 
                               "--json"], env={"COLUMNS": "400"})
     assert res.exit_code == 2 and "finding(s) but no tpguard.findings.table attribute" in res.output
     assert res.stdout == ""  # nothing is reported as leak-free
+
+
+def test_results_outside_the_scope_would_be_withheld(tmp_path: Path) -> None:
+    from tpguard import AcquisitionScope, PolicyKB, ScopeBinding, ToolSpec
+
+    scope = AcquisitionScope(subjects=["P-1"], binding=ScopeBinding(subject_key="patient"))
+    spec = ToolSpec(name="records", purpose="look up the patient's visits", sink="record", scope=scope)
+    policy = tmp_path / "policy.json"
+    policy.write_text(PolicyKB(tools=(spec,)).to_json())
+    path = tmp_path / "spans.jsonl"
+    prov = configure(jsonl=path)
+    g = Guard(policy, mode="audit", tracer_provider=prov)
+    with g.session(session_id="s3"):
+        for subjects in (["P-1"], ["P-1", "P-2"]):  # the second result holds another patient's record
+            with g.intercept("records", {}) as call:
+                call.check_result([{"id": f"r{i}", "patient": p} for i, p in enumerate(subjects)])
+    prov.shutdown()
+    out = _audit(policy, path)
+    assert out["calls"] == 2 and out["stages"]["request"]["enforce"] == 0
+    result = out["stages"]["result"]
+    assert result["enforce"] == 1 and result["redact_rewrite"] == 1  # withheld / filtered
+    (it,) = out["sessions"][0]["interventions"]
+    assert (it["stage"], it["tool"], it["enforce"], it["redact"]) == ("result", "records", "withhold", "filter")
