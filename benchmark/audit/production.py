@@ -124,10 +124,16 @@ class ProductionAudit:
         return {"calls": self.calls, "exits": self.exits, "recorded_modes": dict(self.modes),
                 "session_count": len(self.sessions), "changed_by_policy": self.changed,
                 "unknown_tools": dict(self.unknown_tools.most_common()), "stages": stages,
-                "sessions": [self._session(k, v) for k, v in self.sessions.items()]}
+                "sessions": self._sessions()}
 
-    def _session(self, key: str, s: dict[str, Any]) -> dict[str, Any]:
-        its = [i.to_dict() for i in self.interventions if i.session == key]
+    def _sessions(self) -> list[dict[str, Any]]:
+        by_session: dict[str, list[Intervention]] = {}
+        for i in self.interventions:  # (one pass: a month of traces has many sessions)
+            by_session.setdefault(i.session, []).append(i)
+        return [self._session(k, v, by_session.get(k, [])) for k, v in self.sessions.items()]
+
+    def _session(self, key: str, s: dict[str, Any], found: list[Intervention]) -> dict[str, Any]:
+        its = [i.to_dict() for i in found]
         return {"session": key, "traces": sorted(s["traces"]), "calls": s["calls"],
                 "start": _iso(s["start"]), "end": _iso(s["end"]),
                 "would_block": sum(1 for i in its if i["stage"] == "request"),
