@@ -23,7 +23,7 @@ import pytest
 pytest.importorskip("faker")
 
 from tpguard.benchmark.cases.registry import load_suite
-from tpguard.benchmark.runner import RunConfig, run_benchmark
+from tpguard.benchmark.runner import QUICK_GUARDS, RunConfig, run_benchmark
 from tpguard.benchmark.runner.config import select_cases
 
 pytestmark = pytest.mark.slow
@@ -89,7 +89,8 @@ def _find(haystack: str, forms: dict[str, set[str]]) -> list[str]:
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     out = tmp_path_factory.mktemp("quick")
-    config = RunConfig(out=out, quick=True)
+    # the quick guards plus audit: its row (the guard's flags against the evaluator's) is shared too
+    config = RunConfig(out=out, quick=True, guards=(*QUICK_GUARDS, "audit"))
     cases = select_cases(load_suite(config.suite, seed=config.seed), config)
     capture = _Capture()
     root = logging.getLogger()
@@ -142,6 +143,7 @@ def test_shareable_files_carry_no_atom(quick_run: dict[str, Any]) -> None:
         scanned.append(path.relative_to(out).as_posix())
     for name in ("run.json", "summary.json", "spans.jsonl", "report.md", "report.html"):
         assert name in scanned
+    assert json.loads((out / "summary.json").read_text())["audit"]  # the audit row was scanned
 
 
 def test_the_scanner_bites_on_the_files_that_do_hold_values(quick_run: dict[str, Any]) -> None:

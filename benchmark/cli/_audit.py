@@ -3,6 +3,13 @@
     tpguard audit --case CASE.json --trajectory CALLS.jsonl [--json]
     tpguard audit --case CASE.json --spans spans.jsonl|DIR [--json]
     tpguard audit --run RUN_DIR [--json]      # re-score an acquisition / exposure run (_audit_run)
+    tpguard audit --policy POLICY.yaml --spans SOURCE [--since T] [--until T] [--json]
+                  [--markdown FILE] [--html FILE]
+
+``--policy`` is the production audit (``_audit_production.py``): what enforce and redact would
+have done to a deployment's traced calls, by session, tool, sink, purpose, atom type and field.
+SOURCE (for ``--case`` too) is a spans.jsonl file or folder, an OTLP/JSON export, a Jaeger UI
+trace download or a Phoenix span export, detected by content.
 
 The trajectory holds what the tools received; spans hold findings (no values needed). Utility is
 scored when the case carries an answer key (a benchmark case), privacy always. A bad line is
@@ -35,7 +42,8 @@ def audit(
     trajectory: Annotated[Path | None, typer.Option(
         "--trajectory", help="JSON/JSONL of tool calls {tool, arguments}.")] = None,
     spans: Annotated[Path | None, typer.Option(
-        "--spans", help="Exported spans: a spans.jsonl file or a folder of them.")] = None,
+        "--spans", help="Exported spans: spans.jsonl (file or folder), OTLP/JSON, a Jaeger UI "
+        "download or a Phoenix span export.")] = None,
     case_id: Annotated[str | None, typer.Option("--case-id", help="Case to pick from a suite file.")] = None,
     s_task: Annotated[float | None, typer.Option(
         "--s-task", help="End-state score if known (0–1); spans from a run carry it.")] = None,
@@ -43,16 +51,23 @@ def audit(
     run_dir: Annotated[Path | None, typer.Option(
         "--run", help="Re-score an acquisition or exposure run directory from its audit.sqlite "
                       "and compare with its recorded scores.")] = None,
+    policy: Annotated[Path | None, typer.Option(
+        "--policy", help="Production audit: what enforce/redact would have done under this policy.")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="With --policy: calls from (ISO 8601).")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="With --policy: calls until (ISO 8601).")] = None,
+    markdown: Annotated[Path | None, typer.Option("--markdown", help="With --policy: write a markdown report.")] = None,
+    html: Annotated[Path | None, typer.Option("--html", help="With --policy: write an HTML report.")] = None,
 ) -> None:
-    """Score a recorded trajectory or exported spans against one case or policy file."""
+    """Score a recorded trajectory or exported spans against one case, or audit a deployment's
+    spans against its policy (--policy): what enforce and redact would have done."""
     require_bench_extra("tpguard audit")
     if run_dir is not None:  # issue 29: the run's own evidence (benchmark/cli/_audit_run.py)
         from ._audit_run import audit_run
 
         return audit_run(run_dir, as_json)
-    if case is None:
-        Console(stderr=True).print("[red]error:[/] give --case FILE (or --run RUN_DIR)")
-        raise typer.Exit(2)
+    if policy is not None or case is None:
+        _production(policy, spans, case, trajectory, since, until, as_json, markdown, html)
+        return
     from ..audit import case_from_file, case_ids_in, read_spans, read_trajectory, trace_runs
     from ..metrics import CaseScorer
 
@@ -101,6 +116,24 @@ def audit(
         err.print(f"case ids in the file: {escape(', '.join(present))}", highlight=False,
                   soft_wrap=True)
     _print(rows)
+
+
+def _production(policy: Path | None, spans: Path | None, case: Path | None,
+                trajectory: Path | None, since: str | None, until: str | None, as_json: bool,
+                markdown: Path | None, html: Path | None) -> None:
+    from ._audit_production import production_audit
+
+    err = Console(stderr=True)
+    if policy is None or spans is None or case is not None or trajectory is not None:
+        err.print("[red]error:[/] give --case CASE with --trajectory or --spans, --policy POLICY "
+                  "with --spans SOURCE, or --run RUN_DIR")
+        raise typer.Exit(2)
+    try:
+        production_audit(policy, spans, since=since, until=until, as_json=as_json,
+                         markdown=markdown, html=html, err=err)
+    except (OSError, ValueError) as e:
+        err.print(f"[red]error:[/] {escape(_safe(e))}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
 
 
 def _pick(case: str, given: str | None, present: list[str], path: Path) -> str | None:

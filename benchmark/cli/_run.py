@@ -135,6 +135,7 @@ def run(
     from .._extras import MissingExtra, require_extra
     from ..cases.registry import SuiteError
     from ..guards.acquisition import ACQ_GUARD_NAMES
+    from ..report._audit_row import print_audit_rows
     from ..runner import QUICK_AGENTS, QUICK_GUARDS, RunConfig, RunError, run_benchmark
 
     if otlp_endpoint:
@@ -175,6 +176,7 @@ def run(
     else:
         _print_table(rows, suite, result.executed, result.skipped, result.retried)
         con = out_console()
+        print_audit_rows(result.summary, con)  # audit guards: flags against the evaluator's
         con.print(f"run directory: {result.out}", highlight=False, soft_wrap=True)
         for name, path in result.reports.items():
             con.print(f"  {name}: {path}", highlight=False, soft_wrap=True)

@@ -32,6 +32,9 @@ class GuardAction:
     message: str | None = None
     types: tuple[str, ...] = ()
     fields: tuple[str, ...] = field(default=())
+    #: the forbidden findings behind it, ``(atom_id, atom_type, path, method)`` (tpguard's modes;
+    #: what an ``audit`` row compares with the evaluator's, issue 34)
+    atoms: tuple[tuple[str, str, str, str], ...] = ()
 
     @property
     def blocked(self) -> bool:

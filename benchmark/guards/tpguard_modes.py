@@ -39,11 +39,12 @@ def action_of(d: Decision) -> GuardAction:
     """A tpguard :class:`Decision` as the gateway records it (types and fields, never values)."""
     types = tuple(sorted({f.atom_type for f in d.forbidden}))
     fields = tuple(sorted({f.path for f in d.forbidden}))
+    atoms = tuple(dict.fromkeys((f.atom_id, f.atom_type, f.path, f.method) for f in d.forbidden))
     if d.blocked:
-        return GuardAction("block", d.arguments, d.message, types, fields)
+        return GuardAction("block", d.arguments, d.message, types, fields, atoms)
     if d.redacted:
-        return GuardAction("redact", d.arguments, d.message, types, fields)
-    return GuardAction("allow", d.arguments, None, types, fields)
+        return GuardAction("redact", d.arguments, d.message, types, fields, atoms)
+    return GuardAction("allow", d.arguments, None, types, fields, atoms)
 
 
 class _Pass:

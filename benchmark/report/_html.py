@@ -16,6 +16,7 @@ import plotly.io as pio
 from ..cases.schema import Case
 from ._acquisition import acquisition_html
 from ._audit import audit_html
+from ._audit_row import audit_row_html
 from ._collect import ReportTables, reference_configs
 from ._crosstab import Config, CrossTab
 from ._exposure import exposure_html
@@ -127,6 +128,8 @@ def render_html(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab],
         parts.append(acq)
     if exp := exposure_html(data.summary):  # ASLEval rows, when the run has them
         parts.append(exp)
+    if aud := audit_row_html(data.summary, html_table):  # audit guards' flags vs the evaluator
+        parts.append(aud)
     if data.legacy:  # an acquisition-only run has no ToolPrivacyBench sections
         parts += _legacy(data, t, tabs, cases)
     parts.append("</body></html>")

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._acquisition import acquisition_markdown
+from ._audit_row import audit_row_markdown
 from ._collect import ReportTables, reference_configs
 from ._exposure import exposure_markdown
 from ._families import family_rows, is_sanity_check, present_families
@@ -219,6 +220,7 @@ def render_markdown(data: RunData, t: ReportTables, files: Sequence[str] = ()) -
     parts += ["", "## How to read this report", ""] + [f"- {c}" for c in caveats(data)]
     parts += acquisition_markdown(data.summary)  # PrivacyPeek rows, when the run has them
     parts += exposure_markdown(data.summary)  # ASLEval rows, when the run has them
+    parts += audit_row_markdown(data.summary, md_table)  # audit guards' flags against the evaluator's
     if data.legacy:
         parts += _legacy(data, t, fig, figures)
     rest = [f for f in figures if f not in placed]

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..metrics import KEYS, CaseScore, summarize
+from ..metrics._audit_recall import audit_rows
 from ..metrics.acquisition import ACQ_KEYS, ACQ_RATE_KEYS, AcqScore, summarize_acquisition
 from ..metrics.exposure import EXP_KEYS, ExpScore, summarize_exposure
 from ._errors import record_error
@@ -142,4 +143,12 @@ def summarize_records(records: Iterable[dict[str, Any]], *, bootstrap: int | Non
         by_type.update(c)
     summary["errors"] = {"total": sum(by_type.values()), "case_runs": sum(totals.values()),
                          "by_type": dict(by_type.most_common())}
+    summary.update(_audit_part(records))
     return summary
+
+
+def _audit_part(records: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """``{"audit": rows}`` when a guard ran in audit mode: its flags against the evaluator's
+    forbidden disclosures (issue 34); nothing otherwise."""
+    rows = audit_rows(records)
+    return {"audit": rows} if rows else {}

@@ -63,10 +63,13 @@ class Attempt:
     action: str
     types: tuple[str, ...] = ()
     fields: tuple[str, ...] = ()
+    #: the guard's forbidden findings (atom id, type, path, method): what it flagged
+    atoms: tuple[tuple[str, str, str, str], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {"step": self.step, "tool": self.tool, "action": self.action,
-                "types": list(self.types), "fields": list(self.fields)}
+                "types": list(self.types), "fields": list(self.fields),
+                "atoms": [list(a) for a in self.atoms]}
 
 
 @dataclass
@@ -104,9 +107,10 @@ class Gateway:
     def blocked(self) -> int:
         return sum(a.action == "block" for a in self.attempts)
 
-    def _attempt(self, tool: str, action: str, types: tuple[str, ...], fields: tuple[str, ...]) -> None:
+    def _attempt(self, tool: str, action: str, types: tuple[str, ...], fields: tuple[str, ...],
+                 atoms: tuple[tuple[str, str, str, str], ...] = ()) -> None:
         with self._lock:
-            self.attempts.append(Attempt(len(self.attempts) + 1, tool, action, types, fields))
+            self.attempts.append(Attempt(len(self.attempts) + 1, tool, action, types, fields, atoms))
 
     # -- measured as deployed: the adapter decides ----------------------------------------------
     def delegate(self, path: str) -> Guard | None:
@@ -135,7 +139,7 @@ class Gateway:
         if case_spec is None:  # not a case tool: the gateway path never decides those either
             return
         act = action_of(decision)
-        self._attempt(spec.name, act.action, act.types, act.fields)
+        self._attempt(spec.name, act.action, act.types, act.fields, act.atoms)
         if not act.blocked:
             _DECIDED.set([(self, spec.name, act)])
             return
@@ -179,7 +183,7 @@ class Gateway:
                 self._attempt(name, "block", (), ())
                 return Observation(False, f"the guard failed on this call ({type(e).__name__})",
                                    blocked=True)
-            self._attempt(name, act.action, act.types, act.fields)
+            self._attempt(name, act.action, act.types, act.fields, act.atoms)
             received = act.arguments if not act.blocked else arguments
         with self._recorder.intercept(spec, received, call_id=call_id) as call:
             self._mark(call.span, act)

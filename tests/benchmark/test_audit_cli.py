@@ -167,3 +167,51 @@ def test_audit_lists_the_case_ids_present(case: Case, tmp_path: Path) -> None:
                               str(runs)], env={"COLUMNS": "300"})
     assert res.exit_code == 0 and f"case ids in the file: {', '.join(sorted([case.id, other.id]))}" \
         in res.output
+
+
+def _snippet_spans(policy: Path, path: Path, **guard_options: object) -> None:
+    """The issue's snippet: default settings, one session, three handoffs (two leak)."""
+    from tpguard import Guard
+    from tpguard.telemetry import configure
+
+    prov = configure(service_name="prod-agent", jsonl=path)
+    g = Guard(policy, mode="audit", tracer_provider=prov, **guard_options)  # type: ignore[arg-type]
+    with g.session(session_id="s1"):
+        for s in ["ready for pickup", "Maria Gonzalez (415) 555-0199 reports chest tightness",
+                  "call 415-555-0199"]:
+            with g.intercept("team_handoff", {"pickup_id": "RX-88213", "summary": s}):
+                pass
+    prov.shutdown()
+
+
+def test_default_spans_score_the_leaking_calls(healthcare_policy_path: Path, tmp_path: Path) -> None:
+    spans = tmp_path / "spans.jsonl"
+    _snippet_spans(healthcare_policy_path, spans)
+    assert "tpguard.finding\"" not in spans.read_text()  # no per-finding events by default
+    res = runner.invoke(app, ["audit", "--case", str(healthcare_policy_path), "--spans", str(spans),
+                              "--json"])
+    assert res.exit_code == 0, res.output
+    row = json.loads(res.stdout)  # one session: one row
+    # team_handoff forbids 5 atoms per call; call 2 leaks name, phone, symptom, call 3 the phone
+    assert row["calls"] == 3 and row["FOR"] == pytest.approx(100 * 4 / 15)
+    assert row["LTCR"] == pytest.approx(100 * 2 / 3)
+    events = tmp_path / "events.jsonl"  # the same calls with every finding as an event: same scores
+    _snippet_spans(healthcare_policy_path, events, finding_events="all", max_finding_events=None)
+    res = runner.invoke(app, ["audit", "--case", str(healthcare_policy_path), "--spans", str(events),
+                              "--json"])
+    assert json.loads(res.stdout)["FOR"] == pytest.approx(row["FOR"])
+
+
+def test_spans_without_findings_are_refused_not_scored_zero(healthcare_policy_path: Path,
+                                                            tmp_path: Path) -> None:
+    spans = tmp_path / "spans.jsonl"
+    _snippet_spans(healthcare_policy_path, spans, finding_events="forbidden")
+    lines = [json.loads(x) for x in spans.read_text().splitlines()]
+    for s in lines:  # what an older tpguard recorded: the summary and forbidden events only
+        s["attributes"].pop("tpguard.findings.table", None)
+    spans.write_text("".join(json.dumps(s) + "\n" for s in lines))
+    res = runner.invoke(app, ["audit", "--case", str(healthcare_policy_path), "--spans", str(spans),
+                              "--json"], env={"COLUMNS": "300"})
+    assert res.exit_code == 2, res.output
+    assert "finding(s) but no tpguard.findings.table attribute" in res.output
+    assert "Re-record with this tpguard" in res.output and "FOR" not in res.stdout

@@ -46,6 +46,11 @@ def test_span_shape_and_attributes(policy: PolicyKB, tpguard_spans: SpanCapture)
     assert list(a["tpguard.forbidden.fields"]) == ["summary"]
     assert list(a["tpguard.findings.types"]) == ["medical", "person_name", "phone"]
     assert a["tpguard.finding.count"] == 3 and a["tpguard.session.id"] == "req-1"
+    # every finding, value-free, as one compact JSON table: what `tpguard audit` scores from
+    assert json.loads(a["tpguard.findings.table"]) == [
+        ["name", "person_name", "summary", "exact", True, False],
+        ["phone", "phone", "summary", "exact", True, False],
+        ["symptom", "medical", "summary", "exact", True, False]]
     assert first.status.status_code.name == "ERROR" and a["error.type"] == "tpguard.blocked"
     assert list(a["tpguard.free_text.slots"]) == ["summary"]
     # the summary only by default: per-finding events are opt-in (finding_events=...)

@@ -148,5 +148,7 @@ def test_openinference_names_match_the_installed_semconv() -> None:
     assert A.OPENINFERENCE_INPUT_MIME_TYPE == spans.INPUT_MIME_TYPE
     assert A.OPENINFERENCE_AGENT_NAME == spans.AGENT_NAME
     assert A.OPENINFERENCE_SESSION_ID == spans.SESSION_ID
+    resource = pytest.importorskip("openinference.semconv.resource")
+    assert A.OPENINFERENCE_PROJECT_NAME == resource.ResourceAttributes.PROJECT_NAME
     kinds = semconv.OpenInferenceSpanKindValues
     assert (kinds.TOOL.value, kinds.AGENT.value) == ("TOOL", "AGENT")

@@ -105,6 +105,17 @@ def test_resource_service_name_precedence(monkeypatch: pytest.MonkeyPatch) -> No
     assert res.attributes["service.version"] == tpguard.__version__
 
 
+def test_the_service_name_names_the_phoenix_project(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert make_resource().attributes["openinference.project.name"] == "tpguard"
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "claims-agent")
+    assert make_resource().attributes["openinference.project.name"] == "claims-agent"
+    assert make_resource("prod").attributes["openinference.project.name"] == "prod"
+    explicit = make_resource("prod", attributes={"openinference.project.name": "audit-week-49"})
+    assert explicit.attributes["openinference.project.name"] == "audit-week-49"
+    monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "openinference.project.name=from-env")
+    assert make_resource("prod").attributes["openinference.project.name"] == "from-env"
+
+
 # -- a dead collector costs a warning, not the agent's time -------------------------------------
 
 

@@ -40,6 +40,14 @@ TPGUARD_FINDING_COUNT: Final = "tpguard.finding.count"
 #: the atom types of all findings of the call (authorized or not): sorted unique values
 TPGUARD_FINDINGS_TYPES: Final = "tpguard.findings.types"
 TPGUARD_FORBIDDEN_COUNT: Final = "tpguard.forbidden.count"
+#: every finding of the call, deduplicated, as one compact JSON string (one attribute: a list
+#: costs the SDK ~3x a string): ``[[atom_id, atom_type, path, method, free_text, authorized], …]``
+#: — what ``tpguard audit`` scores from with default settings (no values, no events needed). Not
+#: ``tpguard.findings``: a name that prefixes another (``tpguard.findings.types``) clashes in
+#: backends that nest attributes by their dots (Phoenix)
+TPGUARD_FINDINGS: Final = "tpguard.findings.table"
+#: the column names of :data:`TPGUARD_FINDINGS`'s rows, in order (readers check the row width)
+FINDINGS_COLUMNS: Final = ("atom_id", "atom_type", "path", "method", "free_text", "authorized")
 #: how many ``tpguard.finding`` events were not added because of the per-span cap
 TPGUARD_FINDING_EVENTS_DROPPED: Final = "tpguard.finding.events_dropped"
 TPGUARD_SESSION_ID: Final = "tpguard.session.id"
@@ -88,5 +96,7 @@ SERVICE_NAME: Final = _service.SERVICE_NAME
 SERVICE_VERSION: Final = _service.SERVICE_VERSION
 OPENINFERENCE_AGENT_NAME: Final = "agent.name"
 OPENINFERENCE_SESSION_ID: Final = "session.id"
+#: resource attribute: the Phoenix project a trace is filed under (``configure`` sets the service name)
+OPENINFERENCE_PROJECT_NAME: Final = "openinference.project.name"
 TPGUARD_RUN_ID: Final = "tpguard.run.id"
 TPGUARD_CASE_ID: Final = "tpguard.case.id"

@@ -45,7 +45,9 @@ def make_resource(
     attributes: Mapping[str, AttributeValue] | None = None,
 ) -> Resource:
     """``service.name`` (argument, else ``OTEL_SERVICE_NAME`` / ``OTEL_RESOURCE_ATTRIBUTES``, else
-    ``"tpguard"``), ``service.version`` (tpguard's), ``tpguard.run.id`` and any extra attributes."""
+    ``"tpguard"``), ``service.version`` (tpguard's), ``tpguard.run.id`` and any extra attributes;
+    ``openinference.project.name`` (the project Phoenix files the traces under) is the service
+    name unless given (in ``attributes`` or ``OTEL_RESOURCE_ATTRIBUTES``)."""
     from .. import __version__
 
     attrs: dict[str, AttributeValue] = {A.SERVICE_VERSION: __version__}
@@ -57,7 +59,10 @@ def make_resource(
     elif not OTELResourceDetector().detect().attributes.get(A.SERVICE_NAME):
         attrs[A.SERVICE_NAME] = DEFAULT_SERVICE_NAME
     # Resource.create merges the env detector (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES) first.
-    return Resource.create(attrs)
+    resource = Resource.create(attrs)
+    if A.OPENINFERENCE_PROJECT_NAME in resource.attributes:
+        return resource
+    return resource.merge(Resource({A.OPENINFERENCE_PROJECT_NAME: str(resource.attributes[A.SERVICE_NAME])}))
 
 
 def configure(

@@ -9,7 +9,10 @@ policy records it, no per-finding events.
 
 Findings are summarized as attributes — ``tpguard.finding.count``, ``tpguard.findings.types``,
 ``tpguard.forbidden.count`` and, when something was forbidden, ``tpguard.forbidden.{atom_ids,
-atom_types, fields}`` — which is all a dashboard, an alert or a trace search needs. Per-finding
+atom_types, fields}`` — which is all a dashboard, an alert or a trace search needs — and, when
+anything was found, ``tpguard.findings.table``: one compact JSON string with a row per distinct finding
+(atom id, type, display path, method, free text, authorized; no offsets, no values), which is what
+``tpguard audit`` scores from, so a default span is enough for the audit (issue 34). Per-finding
 detail (offsets, method, severity) is opt-in: ``events="forbidden"`` gives each forbidden finding
 one ``tpguard.finding`` event (ids, types, paths, offsets — no values), ``"all"`` every finding
 (forbidden first; what ``tpguard audit --spans`` scores from), up to ``max_events`` per span
@@ -162,6 +165,29 @@ def _sorted(field: Callable[[Any], str], findings: Sequence[Any]) -> list[str]:
 
 _ID, _TYPE, _PATH = (attrgetter(a) for a in ("atom_id", "atom_type", "path"))
 _FREE = attrgetter("free_text")
+_ROW = attrgetter(*A.FINDINGS_COLUMNS)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_ROW_CACHE_SIZE = 4096
+
+
+class _RowText(dict[tuple[Any, ...], str]):
+    """row → its JSON text, encoded once: the same (atom, path, method) recurs call after call,
+    and a cached row costs a dict lookup in C where encoding it costs the JSON encoder's setup."""
+
+    def __missing__(self, row: tuple[Any, ...]) -> str:
+        if len(self) >= _ROW_CACHE_SIZE:
+            self.clear()
+        text = self[row] = _COMPACT(row)
+        return text
+
+
+_ROW_TEXT = _RowText().__getitem__
+
+
+def _table(findings: Sequence[Finding]) -> str:
+    """``tpguard.findings.table``: distinct ``(atom_id, atom_type, path, method, free_text, authorized)``
+    rows as compact JSON, in finding order (rows built, deduplicated and joined in C). O(findings)."""
+    return "[" + ",".join(map(_ROW_TEXT, dict.fromkeys(map(_ROW, findings)))) + "]"
 
 
 def _summary(decision: Decision) -> dict[str, Any]:
@@ -178,6 +204,7 @@ def _summary(decision: Decision) -> dict[str, Any]:
         attrs[A.TPGUARD_FORBIDDEN_FIELDS] = _sorted(_PATH, forbidden)
     if findings:
         attrs[A.TPGUARD_FINDINGS_TYPES] = _sorted(_TYPE, findings)
+        attrs[A.TPGUARD_FINDINGS] = _table(findings)
     if decision.scope:
         attrs[A.TPGUARD_SCOPE_DIMENSIONS] = sorted({f.dimension for f in decision.scope})
         attrs[A.TPGUARD_SCOPE_ARGUMENTS] = sorted({f.path for f in decision.scope})
