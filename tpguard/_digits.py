@@ -16,7 +16,10 @@ automaton over the skeleton holds two kinds of keys:
      ``4417``; or
   3. the atom has ≥ 7 digits (a phone, card, account or date-time): any grouping.
 
-  So ``$44.17``, ``4/4/17``, ``4.4.17`` and ``44-17`` never match ``4417``: decimals, dates and
+  4. the hit is written digit by digit, one space apart, as a run of its own (``card 4 4 1 7``;
+     not ``3 4 4 1 7`` or ``4 4 1 7 2``: a longer run is another sequence).
+
+  So ``$44.17``, ``4/4/17``, ``4.4.17``, ``44 17`` and ``44-17`` never match ``4417``: decimals, dates and
   other numbers never join into an atom shorter than 7 digits unless written in its own grouping.
   International forms: a hit of ≥ 7 digits may also start 1–3 digits into a group that follows
   ``+`` (``+14155550199``, ``tel:+1…``) or 3–5 digits into a group that starts with ``00``
@@ -272,6 +275,17 @@ def _skeleton_map(norm: Normalized) -> list[int]:
     return cached  # type: ignore[return-value]
 
 
+def _digit_by_digit(s: str, ns: int, ne: int) -> bool:
+    """``4 4 1 7``: the hit is its digits one by one, each two one space apart, and the run ends
+    there — no digit group one space before or after it (``3 4 4 1 7`` and ``4 4 1 7 2`` are other
+    number sequences, a row of scores). O(length of the hit)."""
+    text = s[ns:ne]
+    if len(text) % 2 == 0 or not text[::2].isdigit() or text[1::2].strip(" "):
+        return False
+    return not ((ns >= 2 and s[ns - 1] == " " and s[ns - 2].isdigit())
+                or (ne + 1 < len(s) and s[ne] == " " and s[ne + 1].isdigit()))
+
+
 def _digit_span(s: str, ns: int, ne: int, length: int, raw: tuple[int, ...],
                 joined: tuple[int, ...]) -> tuple[int, int] | None:
     """The text span of a digit hit if it obeys the boundary and grouping rules (module doc)."""
@@ -296,7 +310,7 @@ def _digit_span(s: str, ns: int, ne: int, length: int, raw: tuple[int, ...],
     text = s[ns:ne]
     if not text.isdigit() and length < _PHONE_DIGITS:
         got_raw, got_joined = _groupings(text)
-        if got_raw != raw and got_joined != joined:
+        if got_raw != raw and got_joined != joined and not _digit_by_digit(s, ns, ne):
             return None
     if start > 0 and s[start - 1] == "(" and ")" in s[start:ne]:  # "(415) 555-0199" whole
         start -= 1

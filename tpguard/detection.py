@@ -8,7 +8,8 @@ Methods, cheapest first:
 * ``normalized`` — the same keys matched only after normalization (:mod:`tpguard._normalize`:
   percent-escapes and HTML entities decoded, NFKC, case-fold, invisible marks removed, whitespace
   collapsed, look-alike letters folded); a person-like name with its order swapped
-  (``Gonzalez, Maria``); numbers and identifiers compared on their skeleton under the grouping
+  (``Gonzalez, Maria``); a multi-word key with its words run together (``MariaGonzalez``,
+  ``BlueShield PPO``, ``hepatitisB``: :func:`_joined`, more keys of the same automaton); numbers and identifiers compared on their skeleton under the grouping
   rule of :mod:`tpguard._digits` (``+1 (415) 555-0199`` and ``+14155550199`` match
   ``415-555-0199``, ``RX88213`` matches ``RX-88213``, but ``14417`` and ``$44.17`` never match
   ``4417``);
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import ahocorasick
 
-from ._digits import SkeletonIndex
+from ._digits import SkeletonIndex, is_numeric, skeleton_key
 from ._fuzzy_index import FuzzyIndex, fuzzy_eligible
 from ._normalize import Normalized, normalize, normalize_key
 from ._walk import iter_leaves
@@ -68,6 +69,39 @@ def _swapped_names(value: str) -> tuple[str, ...]:
         return ()
     last, rest = words[-1], " ".join(words[:-1])
     return normalize_key(f"{last}, {rest}"), normalize_key(f"{last} {rest}")
+
+
+#: multi-word keys of up to this many words are indexed with every subset of their spaces removed
+#: (``2**(n-1) - 1`` joined forms: 7 at most); longer keys with all of them removed only
+_JOIN_ALL_WORDS = 4
+#: a joined form shorter than this is not indexed (``a b c`` → ``abc`` would match a word)
+_MIN_JOINED = 6
+
+
+def _joined(key: str) -> tuple[str, ...]:
+    """The forms of a multi-word normalized key with its words run together: ``mariagonzalez``,
+    ``blueshield ppo``, ``blue shieldppo``, ``blueshieldppo``, ``hepatitisb`` — every subset of its
+    spaces removed for keys of up to ``_JOIN_ALL_WORDS`` words, all of them for longer ones.
+    Numbers and identifiers get none: their skeleton already ignores spaces (:mod:`._digits`).
+    Cost: O(len(key)) per form, at most 7 forms, built once with the automaton."""
+    words = key.split(" ")
+    n = len(words)
+    if n < 2 or len(key) - n + 1 < _MIN_JOINED or not any(c.isalpha() for c in key):
+        return ()
+    if is_numeric(key) or skeleton_key(key) is not None:
+        return ()
+    if n > _JOIN_ALL_WORDS:
+        return ("".join(words),)
+    out = []
+    for mask in range(1, 2 ** (n - 1)):  # bit k set: the space after word k is removed
+        parts = [words[0]]
+        for k in range(1, n):
+            if mask >> (k - 1) & 1:
+                parts[-1] += words[k]
+            else:
+                parts.append(words[k])
+        out.append(" ".join(parts))
+    return tuple(out)
 
 
 class Finding(NamedTuple):
@@ -151,29 +185,27 @@ class Detector:
         table: dict[str, list[_Entry]] = {}
         covering: set[str] = set()  # keys whose exact occurrences are skeleton hits (SkeletonIndex.add)
         placing: dict[str, list[int]] = {}  # a fuzzy atom's value key → the atoms it places (FuzzyIndex)
+        joined: dict[str, set[int]] = {}  # a key's words run together → the atoms it stands for
         undetectable = []
+        normalized = _PRIORITY["normalized"]
         for idx, atom in enumerate(self.atoms):
-            usable = False
-            norm_value = ""
-            for raw, method in self._keys(atom):
-                key = normalize_key(raw)
-                if method == "exact":
-                    norm_value = key
-                if len(key) < _MIN_KEY:
-                    continue
-                usable = True
-                table.setdefault(key, []).append(_Entry(idx, method, _PRIORITY[method]))
-                if self._skeleton.add(idx, key, method):
-                    covering.add(key)
-            if not usable:
+            norm_value, spaced = self._add_keys(idx, atom, table, covering)
+            if norm_value is None:
                 undetectable.append(atom.id)
                 continue
             if " " in norm_value:
                 for key in _swapped_names(atom.value):
-                    table.setdefault(key, []).append(_Entry(idx, "normalized", _PRIORITY["normalized"]))
+                    table.setdefault(key, []).append(_Entry(idx, "normalized", normalized))
+                    spaced.append(key)
+            for key in spaced:
+                for form in _joined(key):
+                    joined.setdefault(form, set()).add(idx)
             if self.fuzzy and fuzzy_eligible(norm_value):
                 self._fuzzy.add(idx, norm_value)
                 placing.setdefault(norm_value, []).append(idx)
+        for form, idxs in joined.items():
+            have = {e.atom for e in table.get(form, ())}
+            table.setdefault(form, []).extend(_Entry(i, "normalized", normalized) for i in sorted(idxs - have))
         self.undetectable = tuple(undetectable)
         self._skeleton.build()
         if table:
@@ -185,6 +217,27 @@ class Detector:
                                          places))
             automaton.make_automaton()
             self._automaton = automaton
+
+    def _add_keys(self, idx: int, atom: PrivateAtom, table: dict[str, list[_Entry]],
+                  covering: set[str]) -> tuple[str | None, list[str]]:
+        """Index one atom's keys; ``(its normalized value, its multi-word keys)``, the value
+        ``None`` when no key is long enough to detect."""
+        usable = False
+        norm_value = ""
+        spaced: list[str] = []
+        for raw, method in self._keys(atom):
+            key = normalize_key(raw)
+            if method == "exact":
+                norm_value = key
+            if len(key) < _MIN_KEY:
+                continue
+            usable = True
+            table.setdefault(key, []).append(_Entry(idx, method, _PRIORITY[method]))
+            if self._skeleton.add(idx, key, method):
+                covering.add(key)
+            if method != "masked" and " " in key:
+                spaced.append(key)
+        return (norm_value if usable else None), spaced
 
     # -- scanning -----------------------------------------------------------------------------
     def scan(self, arguments: Any, free_text_slots: Collection[str] = ()) -> list[Finding]:
