@@ -38,6 +38,7 @@ per-character map.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from itertools import compress
 from typing import Any
 
@@ -175,20 +176,26 @@ _Hit = tuple[int, tuple[int, tuple[tuple[Any, ...], ...]]]
 
 
 def _unknown_hits(hits: list[_Hit], known: dict[int, int]) -> list[_Hit]:
-    """``hits`` without the entries of atoms that have no more entries than known occurrences."""
+    """``hits`` without the entries of atoms that have no more entries than known occurrences.
+    The hits are counted per distinct automaton value (``Counter`` over their ids, in C): a text
+    of one number repeated costs a few C loops, not a Python turn per hit, when all are known."""
+    values = [v for _, v in hits]
+    counts = Counter(map(id, values))
+    by_id = dict(zip(map(id, values), values, strict=True))
     count: dict[int, int] = {}
-    for _, (_, entries) in hits:
-        for entry in entries:
-            count[entry[1]] = count.get(entry[1], 0) + 1
+    for vid, n in counts.items():
+        for entry in by_id[vid][1]:
+            count[entry[1]] = count.get(entry[1], 0) + n
     covered = {idx for idx, n in count.items() if n <= known.get(idx, 0)}
     if not covered:
         return hits
-    out: list[_Hit] = []
-    for end, (length, entries) in hits:
-        rest = tuple(e for e in entries if e[1] not in covered)
-        if rest:
-            out.append((end, (length, rest)))
-    return out
+    rest: dict[int, Any] = {}
+    for vid, (length, entries) in by_id.items():
+        kept = tuple(e for e in entries if e[1] not in covered)
+        rest[vid] = (length, kept) if kept else None
+    if not any(rest.values()):
+        return []
+    return [(end, rest[id(v)]) for end, v in hits if rest[id(v)] is not None]
 
 
 def _skeleton(norm: Normalized) -> str:

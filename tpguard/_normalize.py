@@ -15,7 +15,6 @@ and ``to_original`` is one ``bisect`` — O(log n).
 
 from __future__ import annotations
 
-import codecs
 import html
 import re
 import unicodedata
@@ -33,6 +32,29 @@ _INVISIBLE = (
     "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
     "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
 )
+_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
+_DEL_INVISIBLE = dict.fromkeys(map(ord, _INVISIBLE))
+#: invisible marks → NUL, NUL → SOH: ``split("\0")`` cuts exactly where a mark was
+_INVISIBLE_TO_NUL = {**dict.fromkeys(map(ord, _INVISIBLE), 0), 0: 1}
+_WIDE_RE = re.compile("[\u3000\uff01-\uff5e]")
+
+
+def _wide_table() -> dict[int, str]:
+    """Full-width forms (and the ideographic space) whose NFKC case fold is one ASCII character:
+    folded 1:1 by ``str.translate`` before anything else, so a text of full-width digits takes the
+    ASCII path. ``％ ＆ ＃ ；`` stay as they are: folded first they could form an escape that NFKC
+    after decoding never would (escapes are decoded once, as written)."""
+    table = {}
+    for cp in (0x3000, *range(0xFF01, 0xFF5F)):
+        folded = unicodedata.normalize("NFKC", chr(cp)).casefold()
+        if len(folded) == 1 and folded.isascii() and folded not in "%&#;":
+            table[cp] = folded
+    return table
+
+
+_WIDE = _wide_table()
+#: a character that is neither ASCII nor one of :data:`_WIDE`'s full-width forms
+_NOT_WIDE_RE = re.compile("[^\x00-\x7f" + "".join(map(chr, _WIDE)) + "]")
 _WS_RUN = re.compile(r"\s+")
 _IRREGULAR_WS = re.compile(r"[^\S ]| {2,}")
 _IRREGULAR_SPLIT = re.compile(r"(\s{2,}|[^\S ])")
@@ -40,7 +62,7 @@ _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-
 _TOKEN = re.compile(
     rf"(?P<ws>[\s{_INVISIBLE}]+)"
     r"|(?P<pct>(?:%[0-9A-Fa-f]{2})+)"
-    r"|(?P<ent>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
+    r"|(?P<ent>(?:&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)+)"
     # a run of non-ASCII characters, with the ASCII letter before it (a combining accent composes
     # with it under NFKC)
     rf"|(?P<uni>[A-Za-z]?[^\x00-\x7f\s{_INVISIBLE}]+)"
@@ -68,16 +90,19 @@ class Normalized:
     The map is a table of *segments* where normalized and original text differ in length
     (normalized start, normalized length, original start, original length); between segments the
     two texts correspond character for character. A span starting or ending inside a segment is
-    widened to the whole segment (``%20`` is redacted whole, never half).
+    widened to the whole segment (``%20`` is redacted whole, never half). When invisible marks were
+    removed first (:func:`_prepass`), the segments index the text without them and ``cuts`` — the
+    offset in that text of every removed mark — takes an offset the rest of the way back.
     """
 
-    __slots__ = ("_build", "_cache", "_segs", "text")
+    __slots__ = ("_build", "_cache", "_cuts", "_segs", "text")
 
     def __init__(self, text: str, segs: _Segments | None = None,
                  build: Callable[[], _Segments] | None = None) -> None:
         self.text = text
         self._segs = segs
         self._build = build
+        self._cuts: list[int] | None = None
         #: derived forms the detectors compute once per text and share (the skeleton text)
         self._cache: dict[str, object] = {}
 
@@ -87,32 +112,73 @@ class Normalized:
             self._build = None
         return self._segs
 
+    @property
+    def identity(self) -> bool:
+        """True when every normalized offset is its original offset (an ASCII text without escapes
+        or irregular whitespace): :meth:`to_original` need not be called."""
+        if self._cuts is not None:
+            return False
+        segs = self._segments()
+        return segs is None or not segs[0]
+
     def to_original(self, start: int, end: int) -> tuple[int, int]:
         """Original ``(start, end)`` of the normalized span ``[start, end)``; O(log n)."""
         segs = self._segments()
         if segs is None or not segs[0]:
-            return start, end
-        ns, nl, os_, ol = segs
-        k = bisect_right(ns, start) - 1
-        if k < 0:
-            o_start = start
-        elif start < ns[k] + nl[k]:
-            o_start = os_[k]
+            o_start, o_end = start, end
         else:
-            o_start = os_[k] + ol[k] + start - ns[k] - nl[k]
-        last = end - 1
-        k = bisect_right(ns, last) - 1
-        if k < 0:
-            o_end = end
-        elif last < ns[k] + nl[k]:
-            o_end = os_[k] + ol[k]
-        else:
-            o_end = os_[k] + ol[k] + last - ns[k] - nl[k] + 1
-        return o_start, max(o_end, o_start)
+            ns, nl, os_, ol = segs
+            k = bisect_right(ns, start) - 1
+            if k < 0:
+                o_start = start
+            elif start < ns[k] + nl[k]:
+                o_start = os_[k]
+            else:
+                o_start = os_[k] + ol[k] + start - ns[k] - nl[k]
+            last = end - 1
+            k = bisect_right(ns, last) - 1
+            if k < 0:
+                o_end = end
+            elif last < ns[k] + nl[k]:
+                o_end = os_[k] + ol[k]
+            else:
+                o_end = os_[k] + ol[k] + last - ns[k] - nl[k] + 1
+            o_end = max(o_end, o_start)
+        cuts = self._cuts
+        if cuts is None or o_end <= o_start:
+            return o_start, o_end
+        # character i of the text without marks is character i + (marks cut at or before i)
+        return o_start + bisect_right(cuts, o_start), o_end + bisect_right(cuts, o_end - 1)
+
+
+def _prepass(text: str) -> tuple[str, list[int] | None]:
+    """Invisible marks removed and full-width forms folded, in C (``split``, ``accumulate``, NFKC):
+    ``(text, cuts)``, ``cuts`` the offset in the new text of every removed mark (``None`` when there
+    was none). A mark between every two digits or a text of full-width digits would otherwise cost
+    the general path a token each. O(n)."""
+    cuts = None
+    if _INVISIBLE_RE.search(text) is not None:
+        present = [c for c in _INVISIBLE if c in text]
+        pieces = text.split(present[0]) if len(present) == 1 else _INVISIBLE_RE.split(text)
+        cuts = list(accumulate(map(len, pieces[:-1])))
+        text = "".join(pieces)
+    if _WIDE_RE.search(text) is not None:
+        # only full-width forms beside ASCII: NFKC maps each to one ASCII character, in C
+        text = unicodedata.normalize("NFKC", text) if _NOT_WIDE_RE.search(text) is None else text.translate(_WIDE)
+    return text, cuts
 
 
 def normalize(text: str) -> Normalized:
     """Normalize ``text`` (see the module docstring); O(n)."""
+    if text.isascii():
+        return _normalize(text)
+    plain, cuts = _prepass(text)
+    norm = _normalize(plain)
+    norm._cuts = cuts
+    return norm
+
+
+def _normalize(text: str) -> Normalized:
     if text.isascii() and not (("%" in text or "&" in text) and _ESCAPE.search(text)):
         low = text.lower()
         # ASCII tab/newline/CR/VT/FF are exactly its non-printable whitespace: two C-speed checks
@@ -154,7 +220,7 @@ def _whitespace_segments(low: str) -> _Segments:
 def _fold(s: str) -> str:
     """Normalize a decoded escape: NFKC, case fold, whitespace collapsed, invisibles dropped."""
     s = unicodedata.normalize("NFKC", s).casefold()
-    return _WS_RUN.sub(" ", "".join(c for c in s if c not in _INVISIBLE))
+    return _WS_RUN.sub(" ", s.translate(_DEL_INVISIBLE))
 
 
 class _Builder:
@@ -222,25 +288,15 @@ class _Builder:
         self.n += len(rep)
 
     def percent(self, s: int, e: int) -> None:
-        """Decode a run of ``%XX`` as UTF-8, one segment per decoded character."""
-        text = self.text
-        decoder = codecs.getincrementaldecoder("utf-8")()
-        parts: list[tuple[int, int, str]] = []
-        start = s
+        """Decode a run of ``%XX`` as UTF-8, in C, into one segment (the segments of its characters
+        would merge into one anyway: they are adjacent); not UTF-8: kept as written."""
+        run = self.text[s:e]
         try:
-            for k in range(s, e, 3):
-                out = decoder.decode(bytes((int(text[k + 1 : k + 3], 16),)))
-                if out:
-                    parts.append((start, k + 3, out))
-                    start = k + 3
-            decoder.decode(b"", final=True)
+            decoded = bytes.fromhex(run.replace("%", "")).decode("utf-8")
         except UnicodeDecodeError:
-            parts = []
-        if not parts or start != e:  # not UTF-8: keep the escapes as written
-            self.plain(text[s:e].lower())
+            self.plain(run.lower())
             return
-        for o_s, o_e, out in parts:
-            self.emit(o_s, o_e, _fold(out))
+        self.emit(s, e, _fold(decoded))
 
     def unicode(self, s: int, e: int) -> None:
         chunk = self.text[s:e]
@@ -252,15 +308,6 @@ class _Builder:
             for i, c in enumerate(chunk):
                 self.emit(s + i, s + i + 1, c.casefold())
             return
-        # Not NFKC: per unit of a base character and the combining marks after it.
-        i = 0
-        while i < len(chunk):
-            j = i + 1
-            while j < len(chunk) and unicodedata.combining(chunk[j]):
-                j += 1
-            unit = chunk[i:j]
-            rep = unicodedata.normalize("NFKC", unit).casefold()
-            if rep.isspace():
-                rep = " "
-            self.emit(s + i, s + j, rep)
-            i = j
+        # Not NFKC: the run at once (an accent composes with the letter before it); a segment
+        # when that changes its length
+        self.emit(s, e, _WS_RUN.sub(" ", unicodedata.normalize("NFKC", chunk).casefold()))

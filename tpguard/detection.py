@@ -49,6 +49,7 @@ Method = Literal["exact", "alias", "normalized", "fuzzy", "semantic", "masked", 
 METHODS: tuple[str, ...] = Method.__args__  # type: ignore[attr-defined]
 _PRIORITY = {m: i for i, m in enumerate(("exact", "alias", "masked", "normalized", "semantic", "fuzzy", "pii"))}
 
+_NORMALIZED = _PRIORITY["normalized"]
 MEMO_LEN = 64  # texts up to this long are memoized per detector
 _MEMO_SIZE = 4096
 _MIN_KEY = 3
@@ -163,6 +164,10 @@ class Detector:
         self.pii = pii
         self.undetectable: tuple[str, ...] = ()
         self._automaton: Any = None
+        #: per atom index: its value, and the fields every finding of it starts with
+        self._values = [a.value for a in self.atoms]
+        self._info = [(a.id, a.type) for a in self.atoms]
+        self._severity = [a.severity for a in self.atoms]
         self._skeleton = SkeletonIndex()
         self._fuzzy = FuzzyIndex(fuzzy_threshold)
         self._memo: dict[str, list[tuple[int, int, int, int, str, int, float]]] = {}
@@ -323,22 +328,24 @@ class Detector:
                     placed: dict[int, int]) -> None:
         """Matches of the keys on token boundaries. Per atom, ``known`` counts the matches of its
         self-covering keys (:meth:`SkeletonIndex.scan`), ``placed`` those of its fuzzy value
-        (:meth:`FuzzyIndex.scan`): each is a place the later pass finds again."""
+        (:meth:`FuzzyIndex.scan`): each is a place the later pass finds again. O(n + hits), a
+        few dozen instructions a hit (a text of nothing but one atom has one every five characters)."""
         s = norm.text
         n = len(s)
-        atoms = self.atoms
+        values = self._values
+        to_original = None if norm.identity else norm.to_original
         for end, (length, left_word, right_word, entries, covers, places) in self._automaton.iter(s):
             start = end - length + 1
             if left_word and start > 0 and s[start - 1].isalnum():
                 continue
-            if right_word and end + 1 < n and s[end + 1].isalnum():
+            end += 1
+            if right_word and end < n and s[end].isalnum():
                 continue
-            o_start, o_end = norm.to_original(start, end + 1)
-            for e in entries:
-                method = e.method
-                if method == "exact" and text[o_start:o_end] != atoms[e.atom].value:
-                    method = "normalized"
-                raw.append((e.atom, o_start, o_start - o_end, _PRIORITY[method], method, o_end, 1.0))
+            o_start, o_end = (start, end) if to_original is None else to_original(start, end)
+            for atom, method, priority in entries:
+                if method == "exact" and text[o_start:o_end] != values[atom]:
+                    method, priority = "normalized", _NORMALIZED
+                raw.append((atom, o_start, o_start - o_end, priority, method, o_end, 1.0))
             for idx in covers:
                 known[idx] = known.get(idx, 0) + 1
             for idx in places:
@@ -374,12 +381,12 @@ class Detector:
         ``raw`` is sorted (and shared through the memo: never mutated here)."""
         out: list[Finding] = []
         last_atom, last_end = -1, -1
-        atoms = self.atoms
+        info, severity = self._info, self._severity
         for idx, start, _, _, method, end, score in raw:
             if idx == last_atom and start < last_end:
                 continue
-            atom = atoms[idx]
-            out.append(new_finding((atom.id, atom.type, path, method, start, end, score, free_text,
-                                     atom.severity, None)))
+            atom_id, atom_type = info[idx]
+            out.append(new_finding((atom_id, atom_type, path, method, start, end, score, free_text,
+                                     severity[idx], None)))
             last_atom, last_end = idx, end
         return out

@@ -278,11 +278,13 @@ class Guard:
         paths = self._key_paths(sess, table, per_leaf)
         allowed = sess.authorizer(spec)
         for i, found in per_leaf.items():
+            path = found[0][2] if paths is None else paths[i]
+            # one verdict per (atom, method) of the leaf: a text of one atom repeated asks once
+            verdict = {(f[0], f[3]): allowed(f, path) for f in {(f[0], f[3]): f for f in found}.values()}
             if paths is None:  # the findings are at their display path already: fill in ``authorized``
-                per_leaf[i] = [new_finding((*f[:9], allowed(f, f[2]))) for f in found]
+                per_leaf[i] = [new_finding((*f[:9], verdict[f[0], f[3]])) for f in found]
             else:  # at the display path, where a key that is an atom shows as its placeholder
-                path = paths[i]
-                per_leaf[i] = [new_finding((f[0], f[1], path, *f[3:9], allowed(f, path))) for f in found]
+                per_leaf[i] = [new_finding((f[0], f[1], path, *f[3:9], verdict[f[0], f[3]])) for f in found]
         call = CallView(table, per_leaf, paths)
         found_all = tuple(chain.from_iterable(per_leaf.values()))
         forbidden = tuple(filterfalse(_AUTHORIZED, found_all))
