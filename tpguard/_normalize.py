@@ -60,7 +60,8 @@ _IRREGULAR_WS = re.compile(r"[^\S ]| {2,}")
 _IRREGULAR_SPLIT = re.compile(r"(\s{2,}|[^\S ])")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _TOKEN = re.compile(
-    rf"(?P<ws>[\s{_INVISIBLE}]+)"
+    # whitespace other than one plain space (which stays in the ASCII copied between tokens)
+    rf"(?P<ws>[\s{_INVISIBLE}]{{2,}}|[^\S ]|[{_INVISIBLE}])"
     r"|(?P<pct>(?:%[0-9A-Fa-f]{2})+)"
     r"|(?P<ent>(?:&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)+)"
     # a run of non-ASCII characters, with the ASCII letter before it (a combining accent composes
@@ -241,30 +242,58 @@ class _Builder:
 
     def run(self) -> Normalized:
         text, pos = self.text, 0
+        memo: dict[str, str | None] = {}  # a token → its normalized form (None: per character)
         for m in _TOKEN.finditer(text):
             s, e = m.span()
             if s > pos:
-                self.plain(text[pos:s].lower())
-            kind = m.lastgroup
-            if kind == "ws":
-                tok = m.group()
-                self.emit(s, e, " " if any(c.isspace() for c in tok) else "")
-            elif kind == "pct":
-                self.percent(s, e)
-            elif kind == "ent":
-                decoded = html.unescape(m.group())
-                self.emit(s, e, _fold(decoded) if decoded != m.group() else m.group().lower())
+                self.plain(pos, text[pos:s].lower())
+            tok = m.group()
+            if tok in memo:
+                rep = memo[tok]
+            else:  # a text that repeats its escapes, accents or whitespace decodes each once
+                rep = memo[tok] = self.replacement(m.lastgroup, tok)
+            if rep is None:
+                for i, c in enumerate(tok):
+                    self.emit(s + i, s + i + 1, c.casefold())
             else:
-                self.unicode(s, e)
+                self.emit(s, e, rep)
             pos = e
         if pos < len(text):
-            self.plain(text[pos:].lower())
+            self.plain(pos, text[pos:].lower())
         out = "".join(self.pieces)
         if not out.isascii():
             out = out.translate(FOLD)
         return Normalized(out, (self.ns, self.nl, self.os, self.ol))
 
-    def plain(self, s: str) -> None:
+    def replacement(self, kind: str | None, tok: str) -> str | None:
+        """The normalized form of one irregular token; ``None``: case-fold it character by
+        character (a character that folds to several, ``ß`` → ``ss``, gets a segment of its own)."""
+        if kind == "ws":
+            return " " if any(c.isspace() for c in tok) else ""
+        if kind == "pct":
+            # a run of %XX decoded as UTF-8 in C, into one segment (its characters' segments would
+            # merge into one anyway: they are adjacent); not UTF-8: kept as written
+            try:
+                return _fold(bytes.fromhex(tok.replace("%", "")).decode("utf-8"))
+            except UnicodeDecodeError:
+                return tok.lower()
+        if kind == "ent":
+            decoded = html.unescape(tok)
+            return _fold(decoded) if decoded != tok else tok.lower()
+        if self.nfkc:
+            folded = tok.casefold()
+            return folded if len(folded) == len(tok) else None
+        # Not NFKC: the run at once (an accent composes with the letter before it); a segment
+        # when that changes its length
+        return _WS_RUN.sub(" ", unicodedata.normalize("NFKC", tok).casefold())
+
+    def plain(self, o_start: int, s: str) -> None:
+        """Append ASCII text copied as is (a single space may lead it: one after a space is cut)."""
+        if self.last_space and s[0] == " ":
+            self.emit(o_start, o_start + 1, "")
+            s = s[1:]
+            if not s:
+                return
         self.pieces.append(s)
         self.n += len(s)
         self.last_space = s[-1] == " "
@@ -286,28 +315,3 @@ class _Builder:
                 self.os.append(o_start)
                 self.ol.append(o_end - o_start)
         self.n += len(rep)
-
-    def percent(self, s: int, e: int) -> None:
-        """Decode a run of ``%XX`` as UTF-8, in C, into one segment (the segments of its characters
-        would merge into one anyway: they are adjacent); not UTF-8: kept as written."""
-        run = self.text[s:e]
-        try:
-            decoded = bytes.fromhex(run.replace("%", "")).decode("utf-8")
-        except UnicodeDecodeError:
-            self.plain(run.lower())
-            return
-        self.emit(s, e, _fold(decoded))
-
-    def unicode(self, s: int, e: int) -> None:
-        chunk = self.text[s:e]
-        if self.nfkc:
-            folded = chunk.casefold()
-            if len(folded) == len(chunk):  # case folding maps each character to ≥ 1 character
-                self.plain(folded)
-                return
-            for i, c in enumerate(chunk):
-                self.emit(s + i, s + i + 1, c.casefold())
-            return
-        # Not NFKC: the run at once (an accent composes with the letter before it); a segment
-        # when that changes its length
-        self.emit(s, e, _WS_RUN.sub(" ", unicodedata.normalize("NFKC", chunk).casefold()))
