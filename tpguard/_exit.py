@@ -22,7 +22,7 @@ from ._leaves import LeafTable, RebuildError
 from ._limits import Limits, Problem
 from ._result import _ALL
 from ._walk import walk
-from .detection import Finding
+from .detection import Finding, new_finding
 from .exposure import UNDECLARED, Exposure, Recipient
 from .redaction import PlaceholderOperator, rewrite_text
 
@@ -59,9 +59,16 @@ def inspect_exit(payload: Any, recipients: Sequence[Recipient], exposure: Exposu
     if table.problem is not None:
         return ExitView(problem=table.problem)
 
+    verdicts: dict[tuple[str, str, bool], bool] = {}  # one per atom: a text may repeat it 10^5 times
+
     def authorized(f: Finding) -> bool:
         registered = f.method != "pii"
-        return all(exposure.auth(f.atom_id, f.atom_type, r, registered=registered) for r in recipients)
+        key = (f.atom_id, f.atom_type, registered)
+        ok = verdicts.get(key)
+        if ok is None:
+            ok = verdicts[key] = all(exposure.auth(f.atom_id, f.atom_type, r, registered=registered)
+                                     for r in recipients)
+        return ok
 
     per_leaf: dict[int, list[Finding]] = {}
     for i, leaf in enumerate(table.leaves):
@@ -84,8 +91,7 @@ def inspect_exit(payload: Any, recipients: Sequence[Recipient], exposure: Exposu
 
 
 def _with(f: Finding, ok: bool, path: str | None = None) -> Finding:
-    return Finding(f.atom_id, f.atom_type, f.path if path is None else path, f.method, f.start, f.end,
-                   f.score, f.free_text, f.severity, ok)
+    return new_finding((f[0], f[1], f[2] if path is None else path, *f[3:9], ok))
 
 
 def _display_paths(table: LeafTable, per_leaf: dict[int, list[Finding]], op: PlaceholderOperator) -> list[str]:
