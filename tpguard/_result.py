@@ -35,7 +35,7 @@ from typing import Any
 from ._leaves import CONST, LEAF, NODE, Leaf, LeafTable, Node
 from ._limits import Limits, Problem
 from ._walk import walk
-from .detection import Finding
+from .detection import Finding, new_finding
 from .redaction import Operator, rewrite_text
 from .scope import AcquisitionScope, ScopeFinding
 
@@ -193,7 +193,7 @@ def _atoms(view: ResultView, table: LeafTable, scan: Scan, forbidden_atom: Calla
     for i, leaf in enumerate(table.leaves):
         if not leaf.text:
             continue
-        found = [f._replace(authorized=not forbidden_atom(f)) for f in scan(leaf.text, leaf.path, True)]
+        found = [new_finding((*f[:9], not forbidden_atom(f))) for f in scan(leaf.text, leaf.path, True)]
         view.findings.extend(found)
         if i in dropped_leaf or whole:
             continue

@@ -511,9 +511,9 @@ class Guard:
 
     @staticmethod
     def _taint(sess: Session, spec: ToolSpec, view: ResultView, call_id: str | None) -> None:
-        for f in view.delivered:
-            if f.method != "pii":
-                sess.record_provenance(f.atom_id, spec.name, call_id)
+        # once per atom (provenance is a set per atom): a result may repeat an atom 10^5 times
+        for atom_id in dict.fromkeys(f.atom_id for f in view.delivered if f.method != "pii"):
+            sess.record_provenance(atom_id, spec.name, call_id)
         for key, atom_type, value in view.taints:
             sess.taint(atom_type, value, key, spec.name, call_id)
 
