@@ -64,11 +64,13 @@ _TOKEN = re.compile(
     rf"(?P<ws>[\s{_INVISIBLE}]{{2,}}|[^\S ]|[{_INVISIBLE}])"
     r"|(?P<pct>(?:%[0-9A-Fa-f]{2})+)"
     r"|(?P<ent>(?:&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)+)"
-    # a run of non-ASCII characters, with the ASCII letter before it (a combining accent composes
-    # with it under NFKC)
-    rf"|(?P<uni>[A-Za-z]?[^\x00-\x7f\s{_INVISIBLE}]+)"
+    # a run of non-ASCII characters with the ASCII letter before it (a combining accent composes
+    # with it under NFKC) and the rest of its word: an accent on every vowel is a token a word, not
+    # a token a vowel (the classes are disjoint, so the match is linear)
+    rf"|(?P<uni>[A-Za-z]?(?:[^\x00-\x7f\s{_INVISIBLE}]+[A-Za-z0-9]*)+)"
 )
 _NON_DIGIT = re.compile(r"\D")
+_ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def normalize_key(s: str) -> str:
@@ -255,6 +257,15 @@ class _Builder:
             if rep is None:
                 for i, c in enumerate(tok):
                     self.emit(s + i, s + i + 1, c.casefold())
+            elif m.lastgroup == "uni" and tok[-1].isascii() and len(rep) != e - s:
+                # the ASCII letters that end the word are themselves: only the run before them
+                # is one segment (an accent composing with ``i`` in ``Mari\u0301a`` is not ``a``)
+                k = len(tok) - len(tok.rstrip(_ALNUM))
+                if rep.endswith(tok[-k:].lower()):
+                    self.emit(s, e - k, rep[:-k])
+                    self.emit(e - k, e, rep[-k:])
+                else:
+                    self.emit(s, e, rep)
             else:
                 self.emit(s, e, rep)
             pos = e

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Collection, Container, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -218,8 +219,8 @@ class Detector:
             for key, entries in table.items():
                 covers = tuple(e.atom for e in entries) if key in covering else ()
                 places = tuple(placing.get(key, ()))
-                automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), tuple(entries), covers,
-                                         places))
+                counts = (covers, places) if covers or places else None
+                automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), tuple(entries), counts))
             automaton.make_automaton()
             self._automaton = automaton
 
@@ -334,7 +335,9 @@ class Detector:
         n = len(s)
         values = self._values
         to_original = None if norm.identity else norm.to_original
-        for end, (length, left_word, right_word, entries, covers, places) in self._automaton.iter(s):
+        counted = []  # the accepted hits' automaton values that count (for ``known``/``placed``)
+        for end, value in self._automaton.iter(s):
+            length, left_word, right_word, entries, counts = value
             start = end - length + 1
             if left_word and start > 0 and s[start - 1].isalnum():
                 continue
@@ -346,10 +349,14 @@ class Detector:
                 if method == "exact" and text[o_start:o_end] != values[atom]:
                     method, priority = "normalized", _NORMALIZED
                 raw.append((atom, o_start, o_start - o_end, priority, method, o_end, 1.0))
-            for idx in covers:
-                known[idx] = known.get(idx, 0) + 1
-            for idx in places:
-                placed[idx] = placed.get(idx, 0) + 1
+            if counts:
+                counted.append(counts)
+        if counted:  # per distinct value, in C: a text of one atom repeated counts it once
+            for counts, times in Counter(counted).items():
+                for idx in counts[0]:
+                    known[idx] = known.get(idx, 0) + times
+                for idx in counts[1]:
+                    placed[idx] = placed.get(idx, 0) + times
 
     def _match_fuzzy(self, norm: Normalized, raw: list, placed: dict[int, int]) -> None:
         """Fuzzy occurrences not overlapping a stronger match of the same atom (a score of 100

@@ -39,8 +39,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
-from itertools import chain, filterfalse
-from operator import attrgetter
+from itertools import chain, filterfalse, repeat
+from operator import add, attrgetter, itemgetter
 from pathlib import Path
 from types import MappingProxyType, TracebackType
 from typing import Any
@@ -93,6 +93,21 @@ _log = logging.getLogger("tpguard")
 _ids = itertools.count(1)
 _AUTHORIZED = attrgetter("authorized")
 _FREE_TEXT = attrgetter("free_text")
+_HEAD = itemgetter(slice(0, 9))  # a finding's fields before ``authorized``
+
+
+def _decided(found: list[Finding], allowed: Callable[[Finding, str], bool], path: str | None) -> list[Finding]:
+    """One leaf's findings with ``authorized`` filled in, at ``path`` (the display path, where a key
+    that is an atom shows as its placeholder) or where they are. One verdict per (atom, method) of
+    the leaf — a text of one atom repeated asks once — and, when that is one verdict for all, the
+    findings rebuilt in C."""
+    at = found[0][2] if path is None else path
+    verdict = {(f[0], f[3]): allowed(f, at) for f in {(f[0], f[3]): f for f in found}.values()}
+    if path is None and len(verdict) == 1:
+        return list(map(new_finding, map(add, map(_HEAD, found), repeat((*verdict.values(),)))))
+    if path is None:
+        return [new_finding((*f[:9], verdict[f[0], f[3]])) for f in found]
+    return [new_finding((f[0], f[1], path, *f[3:9], verdict[f[0], f[3]])) for f in found]
 _SESSIONS: ContextVar[Mapping[int, Session]] = ContextVar(
     "tpguard_sessions", default=MappingProxyType({})
 )
@@ -278,13 +293,7 @@ class Guard:
         paths = self._key_paths(sess, table, per_leaf)
         allowed = sess.authorizer(spec)
         for i, found in per_leaf.items():
-            path = found[0][2] if paths is None else paths[i]
-            # one verdict per (atom, method) of the leaf: a text of one atom repeated asks once
-            verdict = {(f[0], f[3]): allowed(f, path) for f in {(f[0], f[3]): f for f in found}.values()}
-            if paths is None:  # the findings are at their display path already: fill in ``authorized``
-                per_leaf[i] = [new_finding((*f[:9], verdict[f[0], f[3]])) for f in found]
-            else:  # at the display path, where a key that is an atom shows as its placeholder
-                per_leaf[i] = [new_finding((f[0], f[1], path, *f[3:9], verdict[f[0], f[3]])) for f in found]
+            per_leaf[i] = _decided(found, allowed, None if paths is None else paths[i])
         call = CallView(table, per_leaf, paths)
         found_all = tuple(chain.from_iterable(per_leaf.values()))
         forbidden = tuple(filterfalse(_AUTHORIZED, found_all))
