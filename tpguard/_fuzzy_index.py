@@ -306,6 +306,14 @@ class FuzzyIndex:
             if len(ks) < needed.get(idx, 1):
                 continue
             npairs = self.keys[idx][2]
+            # the aligned words first: when they reach the threshold, the wider windows are never
+            # looked at, whatever words surround them (a text of typo'd names, one after another)
+            z = min(last, first + npairs)
+            a_start, a_end = starts[first], starts[z] + len(ws[z])
+            score = self._aligned(idx, s[a_start:a_end], state)
+            if score:
+                emit(idx, a_start, a_end, score)
+                continue
             lo = first - 1 if first > 0 else 0
             hi = min(last, first + npairs + 1)
             base = starts[lo]
@@ -316,6 +324,24 @@ class FuzzyIndex:
                 got = outcomes[memo] = self._align(idx, first, s, ws, starts, base, state)
             if got is not None:
                 emit(idx, base + got[0], base + got[1], got[2])
+
+    def _aligned(self, idx: int, span: str, state: _Verify) -> float:
+        """The score of the aligned words' text (0 when under the threshold, too long or short, or
+        its digits differ): the first window :meth:`_align` tries, memoized by text."""
+        key, key_digits, _ = self.keys[idx]
+        _, digits, scores = state
+        score = scores.get((idx, span))
+        if score is None:
+            n_key, n_span = len(key), len(span)
+            got = digits.get(span)
+            if got is None:
+                got = digits[span] = digits_of(span)
+            if got != key_digits or 2 * min(n_key, n_span) < self.threshold / 100.0 * (n_key + n_span):
+                score = 0.0
+            else:
+                score = fuzz.ratio(key, span, score_cutoff=self.threshold)
+            scores[(idx, span)] = score
+        return score / 100.0
 
     def _align(self, idx: int, first: int, s: str, ws: list[str], starts: list[int], base: int,
                state: _Verify) -> tuple[int, int, float] | None:
