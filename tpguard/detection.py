@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import ahocorasick
 
+from . import _bulk
 from ._digits import SkeletonIndex, is_numeric, skeleton_key
 from ._fuzzy_index import FuzzyIndex, fuzzy_eligible
 from ._normalize import Normalized, normalize, normalize_key
@@ -104,6 +105,16 @@ def _joined(key: str) -> tuple[str, ...]:
                 parts.append(words[k])
         out.append(" ".join(parts))
     return tuple(out)
+
+
+def _count(counted: Iterable[tuple[tuple[tuple[int, ...], tuple[int, ...]], int]], known: dict[int, int],
+           placed: dict[int, int]) -> None:
+    """Add ``times`` accepted hits of each key to the ``known``/``placed`` counts of its atoms."""
+    for (covers, places), times in counted:
+        for idx in covers:
+            known[idx] = known.get(idx, 0) + times
+        for idx in places:
+            placed[idx] = placed.get(idx, 0) + times
 
 
 class Finding(NamedTuple):
@@ -335,8 +346,14 @@ class Detector:
         n = len(s)
         values = self._values
         to_original = None if norm.identity else norm.to_original
+        hits = list(self._automaton.iter(s))
+        if len(hits) >= _bulk.BULK:  # a text repeating a few keys: its hits checked in C
+            got = _bulk.key_matches(text, s, hits, values, to_original, ("normalized", _NORMALIZED), raw)
+            if got is not None:
+                _count(got, known, placed)
+                return
         counted = []  # the accepted hits' automaton values that count (for ``known``/``placed``)
-        for end, value in self._automaton.iter(s):
+        for end, value in hits:
             length, left_word, right_word, entries, counts = value
             start = end - length + 1
             if left_word and start > 0 and s[start - 1].isalnum():
@@ -352,11 +369,7 @@ class Detector:
             if counts:
                 counted.append(counts)
         if counted:  # per distinct value, in C: a text of one atom repeated counts it once
-            for counts, times in Counter(counted).items():
-                for idx in counts[0]:
-                    known[idx] = known.get(idx, 0) + times
-                for idx in counts[1]:
-                    placed[idx] = placed.get(idx, 0) + times
+            _count(Counter(counted).items(), known, placed)
 
     def _match_fuzzy(self, norm: Normalized, raw: list, placed: dict[int, int]) -> None:
         """Fuzzy occurrences not overlapping a stronger match of the same atom (a score of 100
@@ -386,9 +399,13 @@ class Detector:
     def _resolve(self, raw: list, path: str, free_text: bool) -> list[Finding]:
         """One finding per atom occurrence: overlapping matches of an atom keep the best one.
         ``raw`` is sorted (and shared through the memo: never mutated here)."""
+        info, severity = self._info, self._severity
+        if len(raw) >= _bulk.BULK:  # many matches without overlaps: the findings built in C
+            built = _bulk.resolve(raw, info, severity, path, free_text, new_finding)
+            if built is not None:
+                return built
         out: list[Finding] = []
         last_atom, last_end = -1, -1
-        info, severity = self._info, self._severity
         for idx, start, _, _, method, end, score in raw:
             if idx == last_atom and start < last_end:
                 continue
