@@ -38,7 +38,8 @@ def _word_mask(s: str) -> bytes:
 
 
 def key_matches(text: str, s: str, hits: list[tuple[int, Any]], values: Sequence[str],
-                to_original: Callable[[int, int], tuple[int, int]] | None, normalized: tuple[str, int],
+                to_original: Callable[[list[int], list[int]], tuple[list[int], list[int]]] | None,
+                normalized: tuple[str, int],
                 raw: list[Any]) -> list[tuple[Any, int]] | None:
     """The raw matches of ``hits`` (``(end, automaton value)`` of the key automaton over ``s``) on
     token boundaries, appended to ``raw`` as the per-hit loop would, and ``(counts, times)`` for
@@ -68,8 +69,7 @@ def key_matches(text: str, s: str, hits: list[tuple[int, Any]], values: Sequence
         if not starts:
             continue
         if to_original is not None:
-            pairs = list(map(to_original, starts, stops))
-            starts, stops = list(map(_FIRST, pairs)), list(map(_SECOND, pairs))
+            starts, stops = to_original(starts, stops)
         for atom, method, priority in entries:
             _append(raw, text, values[atom], atom, method, priority, starts, stops, normalized)
         if counts:

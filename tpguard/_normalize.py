@@ -20,7 +20,7 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
-from itertools import accumulate
+from itertools import accumulate, repeat
 from operator import add
 
 from ._confusables import FOLD
@@ -150,8 +150,20 @@ class Normalized:
         cuts = self._cuts
         if cuts is None or o_end <= o_start:
             return o_start, o_end
-        # character i of the text without marks is character i + (marks cut at or before i)
-        return o_start + bisect_right(cuts, o_start), o_end + bisect_right(cuts, o_end - 1)
+        # character i of the text without marks is character i + (marks cut at or before i); the
+        # marks right after the span's last character go with it
+        return o_start + bisect_right(cuts, o_start), o_end + bisect_right(cuts, o_end)
+
+    def to_original_many(self, starts: list[int], ends: list[int]) -> tuple[list[int], list[int]]:
+        """:meth:`to_original` of many spans (``starts[k]``, ``ends[k]``), in C when only marks were
+        cut (no segment): a text with a mark between every two digits has a hit every few
+        characters."""
+        if self._cuts is not None and not (self._segments() or ((),))[0]:
+            cuts = self._cuts
+            return (list(map(add, starts, map(bisect_right, repeat(cuts), starts))),
+                    list(map(add, ends, map(bisect_right, repeat(cuts), ends))))
+        pairs = list(map(self.to_original, starts, ends))
+        return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
 def _prepass(text: str) -> tuple[str, list[int] | None]:

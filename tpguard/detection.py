@@ -348,7 +348,8 @@ class Detector:
         to_original = None if norm.identity else norm.to_original
         hits = list(self._automaton.iter(s))
         if len(hits) >= _bulk.BULK:  # a text repeating a few keys: its hits checked in C
-            got = _bulk.key_matches(text, s, hits, values, to_original, ("normalized", _NORMALIZED), raw)
+            many = None if to_original is None else norm.to_original_many
+            got = _bulk.key_matches(text, s, hits, values, many, ("normalized", _NORMALIZED), raw)
             if got is not None:
                 _count(got, known, placed)
                 return

@@ -86,8 +86,9 @@ def test_each_distinct_escape_or_accent_is_decoded_once(monkeypatch: pytest.Monk
 
 
 @pytest.mark.parametrize("text", ["4417 " * N, "MARIA GONZALEZ, " * N, "4417\t" * N + "x4417 y 14417",
-                                  "Maria Gonzalez,4417 " * N, "maría 4417 " * N],
-                         ids=["digits", "upper", "tabs", "mixed", "non_ascii"])
+                                  "Maria Gonzalez,4417 " * N, "maría 4417 " * N, "4\u200d4\u200d1\u200d7 " * N,
+                                  "Mari\u200ba Gonzalez\u200b; " * N],
+                         ids=["digits", "upper", "tabs", "mixed", "non_ascii", "marks_cut", "marks_in_names"])
 def test_column_paths_find_what_the_loops_find(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
     det = Detector(ATOMS)
     bulk = det.scan_text(text)
