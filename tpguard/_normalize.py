@@ -53,6 +53,8 @@ def _wide_table() -> dict[int, str]:
 
 
 _WIDE = _wide_table()
+_MARK_RE = re.compile("[\u0300-\u036f]")
+_NOT_MARK_RE = re.compile("[^\x00-\x7f\u0300-\u036f]")
 #: a character that is neither ASCII nor one of :data:`_WIDE`'s full-width forms
 _NOT_WIDE_RE = re.compile("[^\x00-\x7f" + "".join(map(chr, _WIDE)) + "]")
 _WS_RUN = re.compile(r"\s+")
@@ -180,6 +182,14 @@ def _prepass(text: str) -> tuple[str, list[int] | None]:
     if _WIDE_RE.search(text) is not None:
         # only full-width forms beside ASCII: NFKC maps each to one ASCII character, in C
         text = unicodedata.normalize("NFKC", text) if _NOT_WIDE_RE.search(text) is None else text.translate(_WIDE)
+    if cuts is None and _MARK_RE.search(text) is not None and _NOT_MARK_RE.search(text) is None:
+        # ASCII and combining accents only: when NFKC composes every accent with the letter before
+        # it, the composed text is the text with the accents cut (each composed letter stands where
+        # its base letter stood), so the accents' offsets are the cuts
+        composed = unicodedata.normalize("NFKC", text)
+        pieces = _MARK_RE.split(text)
+        if len(composed) == len(text) - len(pieces) + 1:
+            return composed, list(accumulate(map(len, pieces[:-1])))
     return text, cuts
 
 
@@ -201,6 +211,11 @@ def _normalize(text: str) -> Normalized:
         if "  " not in text and (text.isprintable() or _IRREGULAR_WS.search(text) is None):
             return Normalized(low)
         return Normalized(_collapse(low), build=lambda: _whitespace_segments(low))
+    if (unicodedata.is_normalized("NFKC", text) and _ESCAPE.search(text) is None
+            and _IRREGULAR_WS.search(text) is None):
+        folded = text.casefold()
+        if len(folded) == len(text):  # each character folds to one: offsets stay as they are
+            return Normalized(folded.translate(FOLD))
     return _Builder(text).run()
 
 
