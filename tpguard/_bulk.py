@@ -16,7 +16,7 @@ from itertools import compress, repeat
 from operator import add, and_, eq, is_, itemgetter, lt, not_, or_, sub
 from typing import Any
 
-__all__ = ["BULK", "MAX_KEYS", "key_matches", "resolve"]
+__all__ = ["BULK", "MAX_KEYS", "key_matches", "resolve", "with_verdicts"]
 
 #: hits (matches) from which the column paths are taken
 BULK = 256
@@ -105,3 +105,20 @@ def resolve(raw: list[Any], info: Sequence[tuple[str, str]], severity: Sequence[
     return list(map(new_finding, zip(map(_FIRST, pairs), map(_SECOND, pairs), repeat(path),
                                      map(itemgetter(4), raw), starts, stops, map(itemgetter(6), raw),
                                      repeat(free_text), map(severity.__getitem__, atoms), repeat(None))))
+
+
+_HEAD = itemgetter(slice(0, 9))  # a finding's fields before ``authorized``
+
+
+def with_verdicts(found: list[Any], verdict: Callable[[Any], bool], new_finding: Callable[[tuple[Any, ...]], Any],
+                  path: str | None = None) -> list[Any]:
+    """``found`` with ``authorized`` set to ``verdict(f)`` (and at ``path`` if given). ``verdict``
+    is asked once per distinct (atom id, atom type, method) — a text of one atom repeated asks once
+    — and when one verdict covers every finding they are rebuilt in C."""
+    firsts = {(f[0], f[1], f[3]): f for f in found}
+    verdicts = {key: verdict(f) for key, f in firsts.items()}
+    if path is None and len(set(verdicts.values())) == 1:
+        return list(map(new_finding, map(add, map(_HEAD, found), repeat((next(iter(verdicts.values())),)))))
+    if path is None:
+        return [new_finding((*f[:9], verdicts[f[0], f[1], f[3]])) for f in found]
+    return [new_finding((f[0], f[1], path, *f[3:9], verdicts[f[0], f[1], f[3]])) for f in found]

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._bulk import with_verdicts
 from ._leaves import LeafTable, RebuildError
 from ._limits import Limits, Problem
 from ._result import _ALL
@@ -74,7 +75,7 @@ def inspect_exit(payload: Any, recipients: Sequence[Recipient], exposure: Exposu
     for i, leaf in enumerate(table.leaves):
         found = scan(leaf.text, leaf.path, True)
         if found:
-            per_leaf[i] = [_with(f, authorized(f)) for f in found]
+            per_leaf[i] = with_verdicts(found, authorized, new_finding)
     if not per_leaf:
         return ExitView()
     op = PlaceholderOperator(placeholder)

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._bulk import with_verdicts
 from ._leaves import CONST, LEAF, NODE, Leaf, LeafTable, Node
 from ._limits import Limits, Problem
 from ._walk import walk
@@ -193,7 +194,7 @@ def _atoms(view: ResultView, table: LeafTable, scan: Scan, forbidden_atom: Calla
     for i, leaf in enumerate(table.leaves):
         if not leaf.text:
             continue
-        found = [new_finding((*f[:9], not forbidden_atom(f))) for f in scan(leaf.text, leaf.path, True)]
+        found = with_verdicts(scan(leaf.text, leaf.path, True), lambda f: not forbidden_atom(f), new_finding)
         view.findings.extend(found)
         if i in dropped_leaf or whole:
             continue

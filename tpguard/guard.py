@@ -39,8 +39,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
-from itertools import chain, filterfalse, repeat
-from operator import add, attrgetter, itemgetter
+from itertools import chain, filterfalse
+from operator import attrgetter
 from pathlib import Path
 from types import MappingProxyType, TracebackType
 from typing import Any
@@ -49,7 +49,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import TracerProvider
 
-from . import __version__
+from . import __version__, _bulk
 from ._decision import (
     MODES,
     Action,
@@ -93,21 +93,15 @@ _log = logging.getLogger("tpguard")
 _ids = itertools.count(1)
 _AUTHORIZED = attrgetter("authorized")
 _FREE_TEXT = attrgetter("free_text")
-_HEAD = itemgetter(slice(0, 9))  # a finding's fields before ``authorized``
 
 
 def _decided(found: list[Finding], allowed: Callable[[Finding, str], bool], path: str | None) -> list[Finding]:
     """One leaf's findings with ``authorized`` filled in, at ``path`` (the display path, where a key
-    that is an atom shows as its placeholder) or where they are. One verdict per (atom, method) of
-    the leaf — a text of one atom repeated asks once — and, when that is one verdict for all, the
-    findings rebuilt in C."""
+    that is an atom shows as its placeholder) or where they are (one verdict per atom and method)."""
     at = found[0][2] if path is None else path
-    verdict = {(f[0], f[3]): allowed(f, at) for f in {(f[0], f[3]): f for f in found}.values()}
-    if path is None and len(verdict) == 1:
-        return list(map(new_finding, map(add, map(_HEAD, found), repeat((*verdict.values(),)))))
-    if path is None:
-        return [new_finding((*f[:9], verdict[f[0], f[3]])) for f in found]
-    return [new_finding((f[0], f[1], path, *f[3:9], verdict[f[0], f[3]])) for f in found]
+    return _bulk.with_verdicts(found, lambda f: allowed(f, at), new_finding, path)
+
+
 _SESSIONS: ContextVar[Mapping[int, Session]] = ContextVar(
     "tpguard_sessions", default=MappingProxyType({})
 )
