@@ -55,7 +55,8 @@ _SEP_DELETE = dict.fromkeys(map(ord, _SEP_CHARS))
 _SEP_BYTES = _SEP_CHARS[:14].encode("ascii")
 #: kept characters → non-zero, separators → 0 (``compress`` keeps the offsets of the non-zero ones)
 _KEEP_MASK = bytes(0 if c in _SEP_BYTES else 1 for c in range(256))
-_SEP_TO_NUL = {**dict.fromkeys(map(ord, _SEP_CHARS), 0), 0: 1}
+_SEP_RUN = re.compile(f"[{re.escape(_SEP_CHARS)}]+")
+_SEP_ONE = re.compile(f"[{re.escape(_SEP_CHARS)}]")
 _NUMERIC = re.compile(rf"(?:\d|{_SEP}|[$€£¥%*])+")
 _ID_SHAPE = re.compile(rf"(?:[^\W_]|{_SEP})+")
 _GROUP = re.compile(r"\d+")
@@ -209,7 +210,7 @@ def _skeleton(norm: Normalized) -> str:
             has_digit = len(b.translate(None, b"0123456789")) != len(b)
             skel = b.translate(None, _SEP_BYTES).decode("ascii") if has_digit else ""
         else:
-            skel = text.translate(_SEP_DELETE) if _DIGIT.search(text) else ""
+            skel = _SEP_RUN.sub("", text) if _DIGIT.search(text) else ""  # a regex in C, not a dict look-up a character
         norm._cache["skeleton"] = skel
     return skel  # type: ignore[return-value]
 
@@ -277,7 +278,8 @@ def _skeleton_map(norm: Normalized) -> list[int]:
         if text.isascii():
             mask: Any = text.encode("ascii").translate(_KEEP_MASK)
         else:  # one 32-bit code point per character; separators (only they) become 0
-            mask = memoryview(text.translate(_SEP_TO_NUL).encode("utf-32-le", "surrogatepass")).cast("I")
+            kept = _SEP_ONE.sub("\0", text.replace("\0", "\1"))
+            mask = memoryview(kept.encode("utf-32-le", "surrogatepass")).cast("I")
         cached = norm._cache["skeleton_map"] = list(compress(range(len(text)), mask))
     return cached  # type: ignore[return-value]
 

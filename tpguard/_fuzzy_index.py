@@ -38,7 +38,7 @@ __all__ = ["FuzzyIndex", "fuzzy_eligible", "words"]
 
 _PUNCT = string.punctuation
 _PUNCT_BYTES = bytes.maketrans(_PUNCT.encode("ascii"), b" " * len(_PUNCT))
-_PUNCT_STR = str.maketrans(_PUNCT, " " * len(_PUNCT))
+_PUNCT_RE = re.compile(f"[{re.escape(_PUNCT)}]")
 _LETTERS = re.compile(r"[^\W\d_]")
 _DIGITS = re.compile(r"\d")
 
@@ -47,7 +47,7 @@ def _spaced(s: str) -> str:
     """``s`` with ASCII punctuation turned into spaces (offsets kept); C speed either way."""
     if s.isascii():
         return s.encode("ascii").translate(_PUNCT_BYTES).decode("ascii")
-    return s.translate(_PUNCT_STR)
+    return _PUNCT_RE.sub(" ", s)
 
 
 def _split(s: str) -> tuple[str, list[str]]:

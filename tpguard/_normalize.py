@@ -23,7 +23,7 @@ from collections.abc import Callable
 from itertools import accumulate, repeat
 from operator import add
 
-from ._confusables import FOLD
+from ._confusables import fold
 
 __all__ = ["Normalized", "digits_of", "normalize", "normalize_key"]
 
@@ -211,11 +211,13 @@ def _normalize(text: str) -> Normalized:
         if "  " not in text and (text.isprintable() or _IRREGULAR_WS.search(text) is None):
             return Normalized(low)
         return Normalized(_collapse(low), build=lambda: _whitespace_segments(low))
-    if (unicodedata.is_normalized("NFKC", text) and _ESCAPE.search(text) is None
-            and _IRREGULAR_WS.search(text) is None):
+    if unicodedata.is_normalized("NFKC", text) and _ESCAPE.search(text) is None:
         folded = text.casefold()
-        if len(folded) == len(text):  # each character folds to one: offsets stay as they are
-            return Normalized(folded.translate(FOLD))
+        if len(folded) == len(text):  # each character folds to one: only whitespace moves offsets
+            low = fold(folded)
+            if "  " not in low and _IRREGULAR_WS.search(low) is None:
+                return Normalized(low)
+            return Normalized(_collapse(low), build=lambda: _whitespace_segments(low))
     return _Builder(text).run()
 
 
@@ -300,7 +302,7 @@ class _Builder:
             self.plain(pos, text[pos:].lower())
         out = "".join(self.pieces)
         if not out.isascii():
-            out = out.translate(FOLD)
+            out = fold(out)
         return Normalized(out, (self.ns, self.nl, self.os, self.ol))
 
     def replacement(self, kind: str | None, tok: str) -> str | None:
