@@ -108,6 +108,7 @@ def resolve(raw: list[Any], info: Sequence[tuple[str, str]], severity: Sequence[
 
 
 _HEAD = itemgetter(slice(0, 9))  # a finding's fields before ``authorized``
+_VERDICT_KEY = itemgetter(0, 1, 3)  # atom id, atom type, method
 
 
 def with_verdicts(found: list[Any], verdict: Callable[[Any], bool], new_finding: Callable[[tuple[Any, ...]], Any],
@@ -115,8 +116,7 @@ def with_verdicts(found: list[Any], verdict: Callable[[Any], bool], new_finding:
     """``found`` with ``authorized`` set to ``verdict(f)`` (and at ``path`` if given). ``verdict``
     is asked once per distinct (atom id, atom type, method) — a text of one atom repeated asks once
     — and when one verdict covers every finding they are rebuilt in C."""
-    firsts = {(f[0], f[1], f[3]): f for f in found}
-    verdicts = {key: verdict(f) for key, f in firsts.items()}
+    verdicts = {key: verdict(f) for key, f in dict(zip(map(_VERDICT_KEY, found), found, strict=True)).items()}
     if path is None and len(set(verdicts.values())) == 1:
         return list(map(new_finding, map(add, map(_HEAD, found), repeat((next(iter(verdicts.values())),)))))
     if path is None:
