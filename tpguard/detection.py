@@ -21,7 +21,10 @@ Methods, cheapest first:
 
 Matches must sit on token boundaries: a key never matches inside a longer word or number.
 Cost of ``scan_text``: O(n) in the text (one normalization, two automaton passes, a word pass),
-flat in the number of atoms; construction is O(total length of the atoms' keys).
+flat in the number of atoms; construction is O(total length of the atoms' keys, at most 8× for
+multi-word keys with their joined forms). Repeats cost no Python per occurrence where a text is made
+of them (issue 28: a text of many hits of a few keys is matched over columns, :mod:`tpguard._bulk`;
+fuzzy outcomes are memoized per distinct window).
 """
 
 from __future__ import annotations
