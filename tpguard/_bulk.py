@@ -102,9 +102,38 @@ def resolve(raw: list[Any], info: Sequence[tuple[str, str]], severity: Sequence[
     if any(map(and_, map(eq, atoms[1:], atoms), map(lt, starts[1:], stops))):
         return None
     pairs = list(map(info.__getitem__, atoms))
-    return list(map(new_finding, zip(map(_FIRST, pairs), map(_SECOND, pairs), repeat(path),
-                                     map(itemgetter(4), raw), starts, stops, map(itemgetter(6), raw),
-                                     repeat(free_text), map(severity.__getitem__, atoms), repeat(None))))
+    columns = (list(map(_FIRST, pairs)), list(map(_SECOND, pairs)), [path] * len(raw),
+               list(map(itemgetter(4), raw)), starts, stops, list(map(itemgetter(6), raw)),
+               [free_text] * len(raw), list(map(severity.__getitem__, atoms)))
+    return Columns(map(new_finding, zip(*columns, repeat(None))), columns)
+
+
+class Columns(list[Any]):
+    """Findings that keep the columns they were built from: :func:`with_verdicts` rebuilds them
+    with their verdict from the columns (one tuple each) instead of slicing every finding. Any change
+    to the list drops the columns (they would no longer be its findings)."""
+
+    __slots__ = ("columns",)
+
+    def __init__(self, items: Any, columns: tuple[list[Any], ...]) -> None:
+        super().__init__(items)
+        self.columns: tuple[list[Any], ...] | None = columns
+
+
+def _dropping(name: str) -> Callable[..., Any]:
+    method = getattr(list, name)
+
+    def changed(self: Columns, *args: Any, **kwargs: Any) -> Any:
+        self.columns = None
+        return method(self, *args, **kwargs)
+
+    changed.__name__ = name
+    return changed
+
+
+for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "extend", "insert", "pop",
+              "remove", "clear", "sort", "reverse"):
+    setattr(Columns, _name, _dropping(_name))
 
 
 _HEAD = itemgetter(slice(0, 9))  # a finding's fields before ``authorized``
@@ -118,7 +147,10 @@ def with_verdicts(found: list[Any], verdict: Callable[[Any], bool], new_finding:
     — and when one verdict covers every finding they are rebuilt in C."""
     verdicts = {key: verdict(f) for key, f in dict(zip(map(_VERDICT_KEY, found), found, strict=True)).items()}
     if path is None and len(set(verdicts.values())) == 1:
-        return list(map(new_finding, map(add, map(_HEAD, found), repeat((next(iter(verdicts.values())),)))))
+        ok = next(iter(verdicts.values()))
+        if isinstance(found, Columns) and found.columns is not None:
+            return list(map(new_finding, zip(*found.columns, repeat(ok))))
+        return list(map(new_finding, map(add, map(_HEAD, found), repeat((ok,)))))
     if path is None:
         return [new_finding((*f[:9], verdicts[f[0], f[1], f[3]])) for f in found]
     return [new_finding((f[0], f[1], path, *f[3:9], verdicts[f[0], f[1], f[3]])) for f in found]

@@ -80,8 +80,8 @@ def inspect_exit(payload: Any, recipients: Sequence[Recipient], exposure: Exposu
         return ExitView()
     op = PlaceholderOperator(placeholder)
     paths = _display_paths(table, per_leaf, op)
-    view = ExitView([f if f[2] == paths[i] else _with(f, bool(f.authorized), paths[i])
-                     for i, fs in per_leaf.items() for f in fs])
+    view = ExitView([f for i, fs in per_leaf.items() for f in fs] if paths == [leaf.path for leaf in table.leaves]
+                    else [_with(f, bool(f.authorized), paths[i]) for i, fs in per_leaf.items() for f in fs])
     if build and view.forbidden:
         try:
             view.rewritten = _rewrite(table, per_leaf, scan, authorized, op)

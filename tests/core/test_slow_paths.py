@@ -110,3 +110,16 @@ def test_one_verdict_per_atom_at_every_stage(monkeypatch: pytest.MonkeyPatch) ->
     assert len(result.findings) == 2 * N and provenance.calls == 2
     decision = guard.check(TOOL, {"note": text})
     assert decision.blocked and len(decision.forbidden) == 2 * N
+
+
+def test_verdicts_from_columns_equal_the_generic_rebuild() -> None:
+    from tpguard.detection import new_finding
+
+    found = Detector(ATOMS).scan_text("4417 " * N)
+    assert isinstance(found, _bulk.Columns) and found.columns is not None
+    fast = _bulk.with_verdicts(found, lambda f: False, new_finding)
+    assert fast == _bulk.with_verdicts(list(found), lambda f: False, new_finding)
+    assert len(fast) == N and {f.authorized for f in fast} == {False}
+    found.sort(key=lambda f: -f.start)  # a changed list drops its columns: they would be stale
+    assert found.columns is None
+    assert _bulk.with_verdicts(found, lambda f: True, new_finding)[0].start == fast[-1].start
