@@ -138,6 +138,7 @@ for _name in ("__setitem__", "__delitem__", "__iadd__", "__imul__", "append", "e
 
 _HEAD = itemgetter(slice(0, 9))  # a finding's fields before ``authorized``
 _VERDICT_KEY = itemgetter(0, 1, 3)  # atom id, atom type, method
+_FEW = 16
 
 
 def with_verdicts(found: list[Any], verdict: Callable[[Any], bool], new_finding: Callable[[tuple[Any, ...]], Any],
@@ -145,6 +146,16 @@ def with_verdicts(found: list[Any], verdict: Callable[[Any], bool], new_finding:
     """``found`` with ``authorized`` set to ``verdict(f)`` (and at ``path`` if given). ``verdict``
     is asked once per distinct (atom id, atom type, method) — a text of one atom repeated asks once
     — and when one verdict covers every finding they are rebuilt in C."""
+    if len(found) < _FEW:  # a typical call's few findings: one pass, no columns
+        asked: dict[tuple[Any, ...], bool] = {}
+        out = []
+        for f in found:
+            key = (f[0], f[1], f[3])
+            ok = asked.get(key)
+            if ok is None:
+                ok = asked[key] = verdict(f)
+            out.append(new_finding((f[0], f[1], f[2] if path is None else path, *f[3:9], ok)))
+        return out
     verdicts = {key: verdict(f) for key, f in dict(zip(map(_VERDICT_KEY, found), found, strict=True)).items()}
     if path is None and len(set(verdicts.values())) == 1:
         ok = next(iter(verdicts.values()))

@@ -66,6 +66,7 @@ _NON_ALNUM = re.compile(r"[\W_]+")
 _THOUSANDS = frozenset({",", ".", "'", " ", "\u2019"})
 _CENTS = re.compile(r"[.,]00$")
 _PHONE_DIGITS = 7
+_MANY_HITS = 16  # from this many skeleton hits, known ones are counted per distinct key in C
 
 
 def is_numeric(key: str) -> bool:
@@ -180,10 +181,23 @@ def _unknown_hits(hits: list[_Hit], known: dict[int, int]) -> list[_Hit]:
     """``hits`` without the entries of atoms that have no more entries than known occurrences.
     The hits are counted per distinct automaton value (``Counter`` over their ids, in C): a text
     of one number repeated costs a few C loops, not a Python turn per hit, when all are known."""
+    count: dict[int, int] = {}
+    if len(hits) < _MANY_HITS:  # a typical text's few hits: one pass
+        for _, (_, entries) in hits:
+            for entry in entries:
+                count[entry[1]] = count.get(entry[1], 0) + 1
+        covered = {idx for idx, n in count.items() if n <= known.get(idx, 0)}
+        if not covered:
+            return hits
+        out: list[_Hit] = []
+        for end, (length, entries) in hits:
+            rest = tuple(e for e in entries if e[1] not in covered)
+            if rest:
+                out.append((end, (length, rest)))
+        return out
     values = [v for _, v in hits]
     counts = Counter(map(id, values))
     by_id = dict(zip(map(id, values), values, strict=True))
-    count: dict[int, int] = {}
     for vid, n in counts.items():
         for entry in by_id[vid][1]:
             count[entry[1]] = count.get(entry[1], 0) + n

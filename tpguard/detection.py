@@ -34,6 +34,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Container, Iterable
 from functools import partial
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import ahocorasick
@@ -55,6 +56,7 @@ METHODS: tuple[str, ...] = Method.__args__  # type: ignore[attr-defined]
 _PRIORITY = {m: i for i, m in enumerate(("exact", "alias", "masked", "normalized", "semantic", "fuzzy", "pii"))}
 
 _NORMALIZED = _PRIORITY["normalized"]
+_MANY = 16  # from this many counted hits, they are counted per distinct key in C
 MEMO_LEN = 64  # texts up to this long are memoized per detector
 _MEMO_SIZE = 4096
 _MIN_KEY = 3
@@ -372,8 +374,8 @@ class Detector:
                 raw.append((atom, o_start, o_start - o_end, priority, method, o_end, 1.0))
             if counts:
                 counted.append(counts)
-        if counted:  # per distinct value, in C: a text of one atom repeated counts it once
-            _count(Counter(counted).items(), known, placed)
+        if counted:  # per distinct value (in C when many: a text of one atom repeated counts it once)
+            _count(Counter(counted).items() if len(counted) > _MANY else zip(counted, repeat(1)), known, placed)
 
     def _match_fuzzy(self, norm: Normalized, raw: list, placed: dict[int, int]) -> None:
         """Fuzzy occurrences not overlapping a stronger match of the same atom (a score of 100

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from functools import cache, partial
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -55,7 +55,6 @@ def _repeat(unit: str, size: int) -> str:
     return (unit * (size // len(unit) + 1))[:size]
 
 
-@cache
 def customer_export(size: int) -> str:
     """About ``size`` characters of a customer export: ``name, phone, e-mail, address`` lines of
     Faker-pool customers, one line in twenty naming one of the policy's first 50 atoms."""
@@ -116,7 +115,6 @@ def adversarial_figure(stage: str, recipe: str) -> str:
     return f"adversarial_{stage}_{recipe}"
 
 
-@cache
 def _guard() -> Guard:
     base = policy(1_000)
     kb = PolicyKB(atoms=(*base.atoms, *TARGETS), tools=(*base.tools, EXPORT_SPEC), rules=base.rules)
@@ -132,7 +130,8 @@ def _call(guard: Guard, stage: str, text: str) -> Callable[[], Any]:
 
 
 def adversarial_series(bench: Bench) -> None:
-    """One group per stage: the realistic text and every recipe, measured together."""
+    """One group per stage: the realistic text and every recipe, measured together. Nothing of it
+    stays alive after it (guard, texts): the atom series after it measures in the heap it had."""
     size = bench.sizes.adversarial
     bench.progress(f"building the adversarial texts ({size:,} characters each)")
     texts = {name: make(size) for name, make in RECIPES.items()}
