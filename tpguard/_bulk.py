@@ -37,7 +37,7 @@ def _word_mask(s: str) -> bytes:
     return b"\0" + mask + b"\0"
 
 
-def key_matches(text: str, s: str, hits: list[tuple[int, Any]], values: Sequence[str],
+def key_matches(text: str, s: str, hits: list[tuple[int, Any]], values: Sequence[str | None],
                 to_original: Callable[[list[int], list[int]], tuple[list[int], list[int]]] | None,
                 normalized: tuple[str, int],
                 raw: list[Any]) -> list[tuple[Any, int]] | None:
@@ -77,11 +77,13 @@ def key_matches(text: str, s: str, hits: list[tuple[int, Any]], values: Sequence
     return counted
 
 
-def _append(raw: list[Any], text: str, value: str, atom: int, method: str, priority: int,
+def _append(raw: list[Any], text: str, value: str | None, atom: int, method: str, priority: int,
             starts: list[int], stops: list[int], normalized: tuple[str, int]) -> None:
     """``(atom, start, start - end, priority, method, end, 1.0)`` per match; an ``exact`` match
-    that is not the value as written is ``normalized``."""
-    if method != "exact":
+    that is not the value as written is ``normalized``. ``value`` is ``None`` when every match is
+    the value as written (a value without letters that is its own key, on a text whose offsets are
+    its own: ``4417``)."""
+    if method != "exact" or value is None:
         raw.extend(zip(repeat(atom), starts, map(sub, starts, stops), repeat(priority), repeat(method),
                        stops, repeat(1.0)))
         return

@@ -40,6 +40,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 import ahocorasick
@@ -191,11 +192,11 @@ def _unknown_hits(hits: list[_Hit], known: dict[int, int]) -> list[_Hit]:
             return hits
         out: list[_Hit] = []
         for end, (length, entries) in hits:
-            rest = tuple(e for e in entries if e[1] not in covered)
-            if rest:
-                out.append((end, (length, rest)))
+            kept = tuple(e for e in entries if e[1] not in covered)
+            if kept:
+                out.append((end, (length, kept)))
         return out
-    values = [v for _, v in hits]
+    values = list(map(itemgetter(1), hits))
     counts = Counter(map(id, values))
     by_id = dict(zip(map(id, values), values, strict=True))
     for vid, n in counts.items():

@@ -183,6 +183,11 @@ class Detector:
         self._automaton: Any = None
         #: per atom index: its value, and the fields every finding of it starts with
         self._values = [a.value for a in self.atoms]
+        #: the values, ``None`` for one whose every occurrence in a text with its own offsets is the
+        #: value as written (no cased letter, its own normalized key): no comparison per occurrence
+        self._bulk_values: list[str | None] = [
+            None if a.value.lower() == a.value.upper() and normalize_key(a.value) == a.value else a.value
+            for a in self.atoms]
         self._info = [(a.id, a.type) for a in self.atoms]
         self._severity = [a.severity for a in self.atoms]
         self._skeleton = SkeletonIndex()
@@ -354,7 +359,8 @@ class Detector:
         hits = list(self._automaton.iter(s))
         if len(hits) >= _bulk.BULK:  # a text repeating a few keys: its hits checked in C
             many = None if to_original is None else norm.to_original_many
-            got = _bulk.key_matches(text, s, hits, values, many, ("normalized", _NORMALIZED), raw)
+            got = _bulk.key_matches(text, s, hits, self._bulk_values if many is None else values, many,
+                                    ("normalized", _NORMALIZED), raw)
             if got is not None:
                 _count(got, known, placed)
                 return
