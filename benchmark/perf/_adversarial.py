@@ -40,6 +40,7 @@ from ._workload import _pools, make_atoms, policy
 __all__ = ["RECIPES", "STAGES", "adversarial_figure", "adversarial_series", "customer_export"]
 
 STAGES: tuple[str, ...] = ("check", "result", "exit")
+_BUDGETS = 4  # this series' budget per figure, in the sizes' budgets: 1 s (full), three samples of a 1 s call
 EXPORT_SPEC = ToolSpec(name="export_customers", purpose="export the customer list for the task",
                        sink="document", free_text=("export",))
 #: the atoms the recipes aim at (beside the 1,000 customer atoms of the length series)
@@ -140,4 +141,7 @@ def adversarial_series(bench: Bench) -> None:
         fns = {adversarial_figure(stage, name): _call(guard, stage, text) for name, text in texts.items()}
         for fn in fns.values():  # untimed: a call of a second or more is its own figure (Figure),
             fn()  # and must not be the cold one that fills the detector's memos
-        bench.time_together({name: (fn, None) for name, fn in fns.items()}, same_rounds=True)
+        # calls of a second: the default budget would give each figure one or two samples, and
+        # one lucky sample of the realistic text reads as every recipe slower — three at least
+        bench.time_together({name: (fn, None) for name, fn in fns.items()}, same_rounds=True,
+                            budget_s=_BUDGETS * bench.sizes.budget_s, min_repeats=3)
