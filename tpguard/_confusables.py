@@ -15,9 +15,10 @@ are visually a Latin letter (the text is case-folded first).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
-__all__ = ["FOLD"]
+__all__ = ["FOLD", "fold"]
 
 _LATIN_LOOKALIKES = {
     # Cyrillic
@@ -54,3 +55,12 @@ class _Fold(dict[int, int]):
 
 #: The folding table (pass to ``str.translate``); maps every character to exactly one character.
 FOLD = _Fold()
+
+#: a character :data:`FOLD` changes: a look-alike letter or a decimal digit other than ASCII's
+_FOLDABLE = re.compile("[" + "".join(_LATIN_LOOKALIKES) + "]|(?![0-9])\\d")
+
+
+def fold(s: str) -> str:
+    """``s.translate(FOLD)``, skipped when no character of ``s`` folds (one regex search in C;
+    ``str.translate`` with a dict costs a look-up per character of a non-ASCII text)."""
+    return s.translate(FOLD) if _FOLDABLE.search(s) is not None else s

@@ -16,7 +16,10 @@ automaton over the skeleton holds two kinds of keys:
      ``4417``; or
   3. the atom has ≥ 7 digits (a phone, card, account or date-time): any grouping.
 
-  So ``$44.17``, ``4/4/17``, ``4.4.17`` and ``44-17`` never match ``4417``: decimals, dates and
+  4. the hit is written digit by digit, one space apart, as a run of its own (``card 4 4 1 7``;
+     not ``3 4 4 1 7`` or ``4 4 1 7 2``: a longer run is another sequence).
+
+  So ``$44.17``, ``4/4/17``, ``4.4.17``, ``44 17`` and ``44-17`` never match ``4417``: decimals, dates and
   other numbers never join into an atom shorter than 7 digits unless written in its own grouping.
   International forms: a hit of ≥ 7 digits may also start 1–3 digits into a group that follows
   ``+`` (``+14155550199``, ``tel:+1…``) or 3–5 digits into a group that starts with ``00``
@@ -35,7 +38,9 @@ per-character map.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 import ahocorasick
@@ -51,7 +56,8 @@ _SEP_DELETE = dict.fromkeys(map(ord, _SEP_CHARS))
 _SEP_BYTES = _SEP_CHARS[:14].encode("ascii")
 #: kept characters → non-zero, separators → 0 (``compress`` keeps the offsets of the non-zero ones)
 _KEEP_MASK = bytes(0 if c in _SEP_BYTES else 1 for c in range(256))
-_SEP_TO_NUL = {**dict.fromkeys(map(ord, _SEP_CHARS), 0), 0: 1}
+_SEP_RUN = re.compile(f"[{re.escape(_SEP_CHARS)}]+")
+_SEP_ONE = re.compile(f"[{re.escape(_SEP_CHARS)}]")
 _NUMERIC = re.compile(rf"(?:\d|{_SEP}|[$€£¥%*])+")
 _ID_SHAPE = re.compile(rf"(?:[^\W_]|{_SEP})+")
 _GROUP = re.compile(r"\d+")
@@ -61,6 +67,7 @@ _NON_ALNUM = re.compile(r"[\W_]+")
 _THOUSANDS = frozenset({",", ".", "'", " ", "\u2019"})
 _CENTS = re.compile(r"[.,]00$")
 _PHONE_DIGITS = 7
+_MANY_HITS = 16  # from this many skeleton hits, known ones are counted per distinct key in C
 
 
 def is_numeric(key: str) -> bool:
@@ -172,20 +179,39 @@ _Hit = tuple[int, tuple[int, tuple[tuple[Any, ...], ...]]]
 
 
 def _unknown_hits(hits: list[_Hit], known: dict[int, int]) -> list[_Hit]:
-    """``hits`` without the entries of atoms that have no more entries than known occurrences."""
+    """``hits`` without the entries of atoms that have no more entries than known occurrences.
+    The hits are counted per distinct automaton value (``Counter`` over their ids, in C): a text
+    of one number repeated costs a few C loops, not a Python turn per hit, when all are known."""
     count: dict[int, int] = {}
-    for _, (_, entries) in hits:
-        for entry in entries:
-            count[entry[1]] = count.get(entry[1], 0) + 1
+    if len(hits) < _MANY_HITS:  # a typical text's few hits: one pass
+        for _, (_, entries) in hits:
+            for entry in entries:
+                count[entry[1]] = count.get(entry[1], 0) + 1
+        covered = {idx for idx, n in count.items() if n <= known.get(idx, 0)}
+        if not covered:
+            return hits
+        out: list[_Hit] = []
+        for end, (length, entries) in hits:
+            kept = tuple(e for e in entries if e[1] not in covered)
+            if kept:
+                out.append((end, (length, kept)))
+        return out
+    values = list(map(itemgetter(1), hits))
+    counts = Counter(map(id, values))
+    by_id = dict(zip(map(id, values), values, strict=True))
+    for vid, n in counts.items():
+        for entry in by_id[vid][1]:
+            count[entry[1]] = count.get(entry[1], 0) + n
     covered = {idx for idx, n in count.items() if n <= known.get(idx, 0)}
     if not covered:
         return hits
-    out: list[_Hit] = []
-    for end, (length, entries) in hits:
-        rest = tuple(e for e in entries if e[1] not in covered)
-        if rest:
-            out.append((end, (length, rest)))
-    return out
+    rest: dict[int, Any] = {}
+    for vid, (length, entries) in by_id.items():
+        kept = tuple(e for e in entries if e[1] not in covered)
+        rest[vid] = (length, kept) if kept else None
+    if not any(rest.values()):
+        return []
+    return [(end, rest[id(v)]) for end, v in hits if rest[id(v)] is not None]
 
 
 def _skeleton(norm: Normalized) -> str:
@@ -199,7 +225,7 @@ def _skeleton(norm: Normalized) -> str:
             has_digit = len(b.translate(None, b"0123456789")) != len(b)
             skel = b.translate(None, _SEP_BYTES).decode("ascii") if has_digit else ""
         else:
-            skel = text.translate(_SEP_DELETE) if _DIGIT.search(text) else ""
+            skel = _SEP_RUN.sub("", text) if _DIGIT.search(text) else ""  # a regex in C, not a dict look-up a character
         norm._cache["skeleton"] = skel
     return skel  # type: ignore[return-value]
 
@@ -267,9 +293,21 @@ def _skeleton_map(norm: Normalized) -> list[int]:
         if text.isascii():
             mask: Any = text.encode("ascii").translate(_KEEP_MASK)
         else:  # one 32-bit code point per character; separators (only they) become 0
-            mask = memoryview(text.translate(_SEP_TO_NUL).encode("utf-32-le", "surrogatepass")).cast("I")
+            kept = _SEP_ONE.sub("\0", text.replace("\0", "\1"))
+            mask = memoryview(kept.encode("utf-32-le", "surrogatepass")).cast("I")
         cached = norm._cache["skeleton_map"] = list(compress(range(len(text)), mask))
     return cached  # type: ignore[return-value]
+
+
+def _digit_by_digit(s: str, ns: int, ne: int) -> bool:
+    """``4 4 1 7``: the hit is its digits one by one, each two one space apart, and the run ends
+    there — no digit group one space before or after it (``3 4 4 1 7`` and ``4 4 1 7 2`` are other
+    number sequences, a row of scores). O(length of the hit)."""
+    text = s[ns:ne]
+    if len(text) % 2 == 0 or not text[::2].isdigit() or text[1::2].strip(" "):
+        return False
+    return not ((ns >= 2 and s[ns - 1] == " " and s[ns - 2].isdigit())
+                or (ne + 1 < len(s) and s[ne] == " " and s[ne + 1].isdigit()))
 
 
 def _digit_span(s: str, ns: int, ne: int, length: int, raw: tuple[int, ...],
@@ -296,7 +334,7 @@ def _digit_span(s: str, ns: int, ne: int, length: int, raw: tuple[int, ...],
     text = s[ns:ne]
     if not text.isdigit() and length < _PHONE_DIGITS:
         got_raw, got_joined = _groupings(text)
-        if got_raw != raw and got_joined != joined:
+        if got_raw != raw and got_joined != joined and not _digit_by_digit(s, ns, ne):
             return None
     if start > 0 and s[start - 1] == "(" and ")" in s[start:ne]:  # "(415) 555-0199" whole
         start -= 1

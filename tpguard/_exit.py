@@ -18,12 +18,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._bulk import with_verdicts
 from ._leaves import LeafTable, RebuildError
 from ._limits import Limits, Problem
 from ._markup import visible
 from ._result import _ALL
 from ._walk import walk
-from .detection import Finding
+from .detection import Finding, new_finding
 from .exposure import UNDECLARED, Exposure, Recipient
 from .redaction import PlaceholderOperator, rewrite_text
 
@@ -55,9 +56,12 @@ def recipient_label(recipients: Sequence[Recipient]) -> str:
 
 
 def denied(recipients: Sequence[Recipient], forbidden: Sequence[Finding], exposure: Exposure) -> list[Recipient]:
-    """The recipients who may not receive at least one of ``forbidden`` (for messages)."""
+    """The recipients who may not receive at least one of ``forbidden`` (for messages); asked once
+    per distinct atom, however often the payload repeats it."""
+    atoms = {(f.atom_id, f.atom_type, f.method != "pii"): None for f in forbidden}
     return [r for r in recipients
-            if any(not exposure.auth(f.atom_id, f.atom_type, r, registered=f.method != "pii") for f in forbidden)]
+            if any(not exposure.auth(atom_id, atom_type, r, registered=registered)
+                   for atom_id, atom_type, registered in atoms)]
 
 
 def inspect_exit(payload: Any, recipients: Sequence[Recipient], exposure: Exposure, scan: Scan,
@@ -67,20 +71,28 @@ def inspect_exit(payload: Any, recipients: Sequence[Recipient], exposure: Exposu
     if table.problem is not None:
         return ExitView(problem=table.problem)
 
+    verdicts: dict[tuple[str, str, bool], bool] = {}  # one per atom: a text may repeat it 10^5 times
+
     def authorized(f: Finding) -> bool:
         registered = f.method != "pii"
-        return all(exposure.auth(f.atom_id, f.atom_type, r, registered=registered) for r in recipients)
+        key = (f.atom_id, f.atom_type, registered)
+        ok = verdicts.get(key)
+        if ok is None:
+            ok = verdicts[key] = all(exposure.auth(f.atom_id, f.atom_type, r, registered=registered)
+                                     for r in recipients)
+        return ok
 
     per_leaf: dict[int, list[Finding]] = {}
     for i, leaf in enumerate(table.leaves):
         found = scan(leaf.text, leaf.path, True)
         if found:
-            per_leaf[i] = [_with(f, authorized(f)) for f in found]
+            per_leaf[i] = with_verdicts(found, authorized, new_finding)
     if not per_leaf:
         return ExitView()
     op = PlaceholderOperator(placeholder)
     paths = _display_paths(table, per_leaf, op)
-    view = ExitView([_with(f, bool(f.authorized), paths[i]) for i, fs in per_leaf.items() for f in fs])
+    view = ExitView([f for i, fs in per_leaf.items() for f in fs] if paths == [leaf.path for leaf in table.leaves]
+                    else [_with(f, bool(f.authorized), paths[i]) for i, fs in per_leaf.items() for f in fs])
     if build and view.forbidden:
         try:
             view.rewritten = _rewrite(table, per_leaf, scan, authorized, op)
@@ -112,8 +124,7 @@ def read_as_shown(scan: Scan) -> Scan:
 
 
 def _with(f: Finding, ok: bool, path: str | None = None) -> Finding:
-    return Finding(f.atom_id, f.atom_type, f.path if path is None else path, f.method, f.start, f.end,
-                   f.score, f.free_text, f.severity, ok)
+    return new_finding((f[0], f[1], f[2] if path is None else path, *f[3:9], ok))
 
 
 def _display_paths(table: LeafTable, per_leaf: dict[int, list[Finding]], op: PlaceholderOperator) -> list[str]:

@@ -38,7 +38,7 @@ __all__ = ["FuzzyIndex", "fuzzy_eligible", "words"]
 
 _PUNCT = string.punctuation
 _PUNCT_BYTES = bytes.maketrans(_PUNCT.encode("ascii"), b" " * len(_PUNCT))
-_PUNCT_STR = str.maketrans(_PUNCT, " " * len(_PUNCT))
+_PUNCT_RE = re.compile(f"[{re.escape(_PUNCT)}]")
 _LETTERS = re.compile(r"[^\W\d_]")
 _DIGITS = re.compile(r"\d")
 
@@ -47,7 +47,7 @@ def _spaced(s: str) -> str:
     """``s`` with ASCII punctuation turned into spaces (offsets kept); C speed either way."""
     if s.isascii():
         return s.encode("ascii").translate(_PUNCT_BYTES).decode("ascii")
-    return s.translate(_PUNCT_STR)
+    return _PUNCT_RE.sub(" ", s)
 
 
 def _split(s: str) -> tuple[str, list[str]]:
@@ -99,6 +99,11 @@ def fuzzy_eligible(key: str) -> bool:
 _Scan = tuple[dict[tuple[int, int], set[int]], dict[tuple[int, int], str], set[tuple[int, int]]]
 
 
+#: one verification's memos: a place's windows, a window text's digits, a (key, window) score
+_Verify = tuple[dict[tuple[int, int], tuple[list[tuple[int, int, str, str]], set[str]]], dict[str, str],
+                dict[tuple[int, str], float]]
+
+
 def _deletions(word: str) -> list[str]:
     return [word[:i] + word[i + 1 :] for i in range(len(word))]
 
@@ -119,6 +124,7 @@ class FuzzyIndex:
         self._follows: set[int] = set()
         self._singles: dict[int, list[int]] = {}
         self._near: dict[str, tuple[int, ...]] = {}
+        self._pair_memo: dict[tuple[str, str], tuple[list[tuple[int, int]], ...]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.keys)
@@ -143,6 +149,7 @@ class FuzzyIndex:
             self._follows.add(ids[k + 1])
         self._pair_keys[idx] = [(ids[k], ids[k + 1]) for k in range(len(ids) - 1)]
         self._needed = None
+        self._pair_memo.clear()  # a new pair may be among the postings of a remembered one
 
     def _pairs_needed(self) -> dict[int, int]:
         """Pair hits an occurrence needs: all its usable pairs but one (two adjacent typos)."""
@@ -214,41 +221,47 @@ class FuzzyIndex:
         written costs one look-up; a vocabulary word that no atom has a word after (before) is not
         paired with the text word after (before) it at all — the last word of a name and the next
         word of the prose; a vocabulary word beside a word with none within one edit of it two."""
-        pairs = self._pairs
-        get = self._vocab.get
-        leads, follows = self._leads, self._follows
+        postings = self._pair_postings
         last = len(words) - 1
         ctx: _Scan = (hits, {}, doomed)
         prev = -2
         for p in at:
             # (p - 1, p) unless p - 1 is a vocabulary word (then it was (prev, prev + 1)); (p, p + 1)
             for i in ((p - 1, p) if p > 0 and p - 1 != prev else (p,)):
-                if i >= last:
-                    continue
-                a, b = get(words[i]), get(words[i + 1])
-                if b is None:
-                    if a in leads:  # only ``a`` as written: it must start some pair
-                        self._edited(words, i, (a,), self._within_one_edit(words[i + 1]), ctx)
-                elif a is None:
-                    if b in follows:
-                        self._edited(words, i, self._within_one_edit(words[i]), (b,), ctx)
-                else:
-                    posting = pairs.get((a, b))
-                    if posting is not None:  # the pair as written: no edits looked at
+                if i < last:
+                    for posting in postings(words[i], words[i + 1]):
                         self._place(words, posting, i, ctx)
-                    else:
-                        near = self._within_one_edit
-                        self._edited(words, i, (a, *near(words[i])), (b, *near(words[i + 1])), ctx)
             prev = p
 
-    def _edited(self, words: list[str], i: int, xs: tuple[int, ...], ys: tuple[int, ...], ctx: _Scan) -> None:
-        """Place the indexed pairs of ``xs × ys`` (vocabulary words for text words ``i``, ``i + 1``)."""
-        pairs = self._pairs
-        for x in xs:
-            for y in ys:
-                posting = pairs.get((x, y))
-                if posting:
-                    self._place(words, posting, i, ctx)
+    def _pair_postings(self, first: str, second: str) -> tuple[list[tuple[int, int]], ...]:
+        """The postings of the indexed pairs two adjacent text words stand for, as written or within
+        one edit, memoized per index by the two words (a text that repeats a pair looks it up
+        once): only ``first`` as written when ``second`` is not a vocabulary word (then ``first``
+        must start some pair), and the other way round; a pair as written costs one look-up."""
+        memo = self._pair_memo
+        got = memo.get((first, second))
+        if got is not None:
+            return got
+        pairs, get, near = self._pairs, self._vocab.get, self._within_one_edit
+        a, b = get(first), get(second)
+        xs: tuple[int, ...] = ()
+        ys: tuple[int, ...] = ()
+        if b is None:
+            if a is not None and a in self._leads:
+                xs, ys = (a,), near(second)
+        elif a is None:
+            if b in self._follows:
+                xs, ys = near(first), (b,)
+        elif (a, b) in pairs:
+            got = (pairs[(a, b)],)
+        else:
+            xs, ys = (a, *near(first)), (b, *near(second))
+        if got is None:
+            got = tuple(posting for x in xs for y in ys if (posting := pairs.get((x, y))))
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[(first, second)] = got
+        return got
 
     def _place(self, words: list[str], posting: list[tuple[int, int]], i: int, ctx: _Scan) -> None:
         """Each atom of a pair's posting placed at its first word (``i - k``); a posting shared by
@@ -279,39 +292,102 @@ class FuzzyIndex:
 
     def _verify(self, s: str, spaced: str, ws: list[str], hits: dict[tuple[int, int], set[int]],
                 emit: Callable[[int, int, int, float], None]) -> None:
+        """Align every candidate place with rapidfuzz. The outcome of a place depends only on the
+        text of its widest window (one word more at either end) and where the place sits in it, so
+        it is computed once per distinct (atom, widest window, position) of the scan: a text that
+        repeats a near miss (``Blue Shield Blue Shield …``), a swapped name or a few typos aligns
+        each distinct window once, and pays one slice and one look-up per further occurrence."""
         starts = _word_starts(spaced)
         last = len(starts) - 1
         needed = self._pairs_needed()
-        # ratio = 2·matches / (len(key) + len(span)) ≤ 2·min / sum: spans whose length alone keeps
-        # them under the threshold are not aligned (most candidates of a many-atom index).
-        reach = self.threshold / 100.0
+        outcomes: dict[tuple[int, str, int, int], tuple[int, int, float] | None] = {}
+        state: _Verify = ({}, {} if _DIGITS.search(s) else _NO_DIGITS, {})
+        for (idx, first), ks in hits.items():
+            if len(ks) < needed.get(idx, 1):
+                continue
+            npairs = self.keys[idx][2]
+            # the aligned words first: when they reach the threshold, the wider windows are never
+            # looked at, whatever words surround them (a text of typo'd names, one after another)
+            z = min(last, first + npairs)
+            a_start, a_end = starts[first], starts[z] + len(ws[z])
+            score = self._aligned(idx, s[a_start:a_end], state)
+            if score:
+                emit(idx, a_start, a_end, score)
+                continue
+            lo = first - 1 if first > 0 else 0
+            hi = min(last, first + npairs + 1)
+            base = starts[lo]
+            memo = (idx, s[base : starts[hi] + len(ws[hi])], first - lo, hi - first)
+            if memo in outcomes:
+                got = outcomes[memo]
+            else:
+                got = outcomes[memo] = self._align(idx, first, s, ws, starts, base, state)
+            if got is not None:
+                emit(idx, base + got[0], base + got[1], got[2])
+
+    def _aligned(self, idx: int, span: str, state: _Verify) -> float:
+        """The score of the aligned words' text (0 when under the threshold, too long or short, or
+        its digits differ): the first window :meth:`_align` tries, memoized by text."""
+        key, key_digits, _ = self.keys[idx]
+        _, digits, scores = state
+        score = scores.get((idx, span))
+        if score is None:
+            n_key, n_span = len(key), len(span)
+            got = digits.get(span)
+            if got is None:
+                got = digits[span] = digits_of(span)
+            if got != key_digits or 2 * min(n_key, n_span) < self.threshold / 100.0 * (n_key + n_span):
+                score = 0.0
+            else:
+                score = fuzz.ratio(key, span, score_cutoff=self.threshold)
+            scores[(idx, span)] = score
+        return score / 100.0
+
+    def _align(self, idx: int, first: int, s: str, ws: list[str], starts: list[int], base: int,
+               state: _Verify) -> tuple[int, int, float] | None:
+        """The best of a place's windows — the aligned words, then one word more at either end (an
+        inserted middle initial) — as ``(start - base, end - base, score)``, or ``None``."""
+        key, key_digits, npairs = self.keys[idx]
+        places, digits, scores = state
+        last = len(starts) - 1
         # Candidates of one place share its windows (24 streets named "David Wells" differ only by
         # their number): each place's windows, their text and digits are computed once, and a
         # candidate whose digits none of them has is dropped with one set lookup.
-        places: dict[tuple[int, int], tuple[list[tuple[int, int, str, str]], set[str]]] = {}
-        for (idx, first), ks in hits.items():
-            key, key_digits, npairs = self.keys[idx]
-            if len(ks) < needed.get(idx, 1):
-                continue
-            place = places.get((first, npairs))
-            if place is None:
-                wins = []
-                # the aligned words, then one word more at either end (an inserted middle initial)
-                for a, z in ((first, first + npairs), (first, first + npairs + 1),
-                             (first - 1, first + npairs)):
-                    z = max(0, min(last, z))  # the last word of the window
-                    start, end = starts[max(0, a)], starts[z] + len(ws[z])
-                    text = s[start:end]
-                    wins.append((start, end, text, digits_of(text)))
-                place = places[(first, npairs)] = (wins, {w[3] for w in wins})
-            if key_digits not in place[1]:
-                continue  # digits must agree
-            n_key = len(key)
-            for start, end, span, span_digits in place[0]:
-                n_span = end - start
-                if 2 * min(n_key, n_span) < reach * (n_key + n_span) or span_digits != key_digits:
-                    continue  # too long or short to reach the threshold, or other digits
-                score = fuzz.ratio(key, span, score_cutoff=self.threshold)
-                if score:
-                    emit(idx, start, end, score / 100.0)
-                    break
+        place = places.get((first, npairs))
+        if place is None:
+            wins = []
+            for a, z in ((first, first + npairs), (first, first + npairs + 1), (first - 1, first + npairs)):
+                z = max(0, min(last, z))  # the last word of the window
+                start, end = starts[max(0, a)], starts[z] + len(ws[z])
+                text = s[start:end]
+                got = digits.get(text)
+                if got is None:
+                    got = digits[text] = digits_of(text)
+                wins.append((start, end, text, got))
+            place = places[(first, npairs)] = (wins, {w[3] for w in wins})
+        if key_digits not in place[1]:
+            return None  # digits must agree
+        # ratio = 2·matches / (len(key) + len(span)) ≤ 2·min / sum: spans whose length alone keeps
+        # them under the threshold are not aligned (most candidates of a many-atom index).
+        reach = self.threshold / 100.0
+        n_key = len(key)
+        for start, end, span, span_digits in place[0]:
+            n_span = end - start
+            if 2 * min(n_key, n_span) < reach * (n_key + n_span) or span_digits != key_digits:
+                continue  # too long or short to reach the threshold, or other digits
+            score = scores.get((idx, span))
+            if score is None:
+                score = scores[(idx, span)] = fuzz.ratio(key, span, score_cutoff=self.threshold)
+            if score:
+                return start - base, end - base, score / 100.0
+        return None
+
+
+class _NoDigits(dict[str, str]):
+    """The digits of every window of a text without digits: ``""``, no look-up stored."""
+
+    def get(self, key: str, default: str | None = None) -> str:  # type: ignore[override]
+        return ""
+
+
+_NO_DIGITS = _NoDigits()

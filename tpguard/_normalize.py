@@ -15,16 +15,15 @@ and ``to_original`` is one ``bisect`` — O(log n).
 
 from __future__ import annotations
 
-import codecs
 import html
 import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
-from itertools import accumulate
+from itertools import accumulate, repeat
 from operator import add
 
-from ._confusables import FOLD
+from ._confusables import fold
 
 __all__ = ["Normalized", "digits_of", "normalize", "normalize_key"]
 
@@ -33,19 +32,47 @@ _INVISIBLE = (
     "\u00ad\u061c\u180e\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
     "\u2060\u2061\u2062\u2063\u2064\u2066\u2067\u2068\u2069\ufeff"
 )
+_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
+_DEL_INVISIBLE = dict.fromkeys(map(ord, _INVISIBLE))
+#: invisible marks → NUL, NUL → SOH: ``split("\0")`` cuts exactly where a mark was
+_INVISIBLE_TO_NUL = {**dict.fromkeys(map(ord, _INVISIBLE), 0), 0: 1}
+_WIDE_RE = re.compile("[\u3000\uff01-\uff5e]")
+
+
+def _wide_table() -> dict[int, str]:
+    """Full-width forms (and the ideographic space) whose NFKC case fold is one ASCII character:
+    folded 1:1 by ``str.translate`` before anything else, so a text of full-width digits takes the
+    ASCII path. ``％ ＆ ＃ ；`` stay as they are: folded first they could form an escape that NFKC
+    after decoding never would (escapes are decoded once, as written)."""
+    table = {}
+    for cp in (0x3000, *range(0xFF01, 0xFF5F)):
+        folded = unicodedata.normalize("NFKC", chr(cp)).casefold()
+        if len(folded) == 1 and folded.isascii() and folded not in "%&#;":
+            table[cp] = folded
+    return table
+
+
+_WIDE = _wide_table()
+_MARK_RE = re.compile("[\u0300-\u036f]")
+_NOT_MARK_RE = re.compile("[^\x00-\x7f\u0300-\u036f]")
+#: a character that is neither ASCII nor one of :data:`_WIDE`'s full-width forms
+_NOT_WIDE_RE = re.compile("[^\x00-\x7f" + "".join(map(chr, _WIDE)) + "]")
 _WS_RUN = re.compile(r"\s+")
 _IRREGULAR_WS = re.compile(r"[^\S ]| {2,}")
 _IRREGULAR_SPLIT = re.compile(r"(\s{2,}|[^\S ])")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _TOKEN = re.compile(
-    rf"(?P<ws>[\s{_INVISIBLE}]+)"
+    # whitespace other than one plain space (which stays in the ASCII copied between tokens)
+    rf"(?P<ws>[\s{_INVISIBLE}]{{2,}}|[^\S ]|[{_INVISIBLE}])"
     r"|(?P<pct>(?:%[0-9A-Fa-f]{2})+)"
-    r"|(?P<ent>&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
-    # a run of non-ASCII characters, with the ASCII letter before it (a combining accent composes
-    # with it under NFKC)
-    rf"|(?P<uni>[A-Za-z]?[^\x00-\x7f\s{_INVISIBLE}]+)"
+    r"|(?P<ent>(?:&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)+)"
+    # a run of non-ASCII characters with the ASCII letter before it (a combining accent composes
+    # with it under NFKC) and the rest of its word: an accent on every vowel is a token a word, not
+    # a token a vowel (the classes are disjoint, so the match is linear)
+    rf"|(?P<uni>[A-Za-z]?(?:[^\x00-\x7f\s{_INVISIBLE}]+[A-Za-z0-9]*)+)"
 )
 _NON_DIGIT = re.compile(r"\D")
+_ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 def normalize_key(s: str) -> str:
@@ -68,16 +95,19 @@ class Normalized:
     The map is a table of *segments* where normalized and original text differ in length
     (normalized start, normalized length, original start, original length); between segments the
     two texts correspond character for character. A span starting or ending inside a segment is
-    widened to the whole segment (``%20`` is redacted whole, never half).
+    widened to the whole segment (``%20`` is redacted whole, never half). When invisible marks were
+    removed first (:func:`_prepass`), the segments index the text without them and ``cuts`` — the
+    offset in that text of every removed mark — takes an offset the rest of the way back.
     """
 
-    __slots__ = ("_build", "_cache", "_segs", "text")
+    __slots__ = ("_build", "_cache", "_cuts", "_segs", "text")
 
     def __init__(self, text: str, segs: _Segments | None = None,
                  build: Callable[[], _Segments] | None = None) -> None:
         self.text = text
         self._segs = segs
         self._build = build
+        self._cuts: list[int] | None = None
         #: derived forms the detectors compute once per text and share (the skeleton text)
         self._cache: dict[str, object] = {}
 
@@ -87,32 +117,93 @@ class Normalized:
             self._build = None
         return self._segs
 
+    @property
+    def identity(self) -> bool:
+        """True when every normalized offset is its original offset (an ASCII text without escapes
+        or irregular whitespace): :meth:`to_original` need not be called."""
+        if self._cuts is not None:
+            return False
+        segs = self._segments()
+        return segs is None or not segs[0]
+
     def to_original(self, start: int, end: int) -> tuple[int, int]:
         """Original ``(start, end)`` of the normalized span ``[start, end)``; O(log n)."""
         segs = self._segments()
         if segs is None or not segs[0]:
-            return start, end
-        ns, nl, os_, ol = segs
-        k = bisect_right(ns, start) - 1
-        if k < 0:
-            o_start = start
-        elif start < ns[k] + nl[k]:
-            o_start = os_[k]
+            o_start, o_end = start, end
         else:
-            o_start = os_[k] + ol[k] + start - ns[k] - nl[k]
-        last = end - 1
-        k = bisect_right(ns, last) - 1
-        if k < 0:
-            o_end = end
-        elif last < ns[k] + nl[k]:
-            o_end = os_[k] + ol[k]
-        else:
-            o_end = os_[k] + ol[k] + last - ns[k] - nl[k] + 1
-        return o_start, max(o_end, o_start)
+            ns, nl, os_, ol = segs
+            k = bisect_right(ns, start) - 1
+            if k < 0:
+                o_start = start
+            elif start < ns[k] + nl[k]:
+                o_start = os_[k]
+            else:
+                o_start = os_[k] + ol[k] + start - ns[k] - nl[k]
+            last = end - 1
+            k = bisect_right(ns, last) - 1
+            if k < 0:
+                o_end = end
+            elif last < ns[k] + nl[k]:
+                o_end = os_[k] + ol[k]
+            else:
+                o_end = os_[k] + ol[k] + last - ns[k] - nl[k] + 1
+            o_end = max(o_end, o_start)
+        cuts = self._cuts
+        if cuts is None or o_end <= o_start:
+            return o_start, o_end
+        # character i of the text without marks is character i + (marks cut at or before i); the
+        # marks right after the span's last character go with it
+        return o_start + bisect_right(cuts, o_start), o_end + bisect_right(cuts, o_end)
+
+    def to_original_many(self, starts: list[int], ends: list[int]) -> tuple[list[int], list[int]]:
+        """:meth:`to_original` of many spans (``starts[k]``, ``ends[k]``), in C when only marks were
+        cut (no segment): a text with a mark between every two digits has a hit every few
+        characters."""
+        if self._cuts is not None and not (self._segments() or ((),))[0]:
+            cuts = self._cuts
+            return (list(map(add, starts, map(bisect_right, repeat(cuts), starts))),
+                    list(map(add, ends, map(bisect_right, repeat(cuts), ends))))
+        pairs = list(map(self.to_original, starts, ends))
+        return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def _prepass(text: str) -> tuple[str, list[int] | None]:
+    """Invisible marks removed and full-width forms folded, in C (``split``, ``accumulate``, NFKC):
+    ``(text, cuts)``, ``cuts`` the offset in the new text of every removed mark (``None`` when there
+    was none). A mark between every two digits or a text of full-width digits would otherwise cost
+    the general path a token each. O(n)."""
+    cuts = None
+    if _INVISIBLE_RE.search(text) is not None:
+        present = [c for c in _INVISIBLE if c in text]
+        pieces = text.split(present[0]) if len(present) == 1 else _INVISIBLE_RE.split(text)
+        cuts = list(accumulate(map(len, pieces[:-1])))
+        text = "".join(pieces)
+    if _WIDE_RE.search(text) is not None:
+        # only full-width forms beside ASCII: NFKC maps each to one ASCII character, in C
+        text = unicodedata.normalize("NFKC", text) if _NOT_WIDE_RE.search(text) is None else text.translate(_WIDE)
+    if cuts is None and _MARK_RE.search(text) is not None and _NOT_MARK_RE.search(text) is None:
+        # ASCII and combining accents only: when NFKC composes every accent with the letter before
+        # it, the composed text is the text with the accents cut (each composed letter stands where
+        # its base letter stood), so the accents' offsets are the cuts
+        composed = unicodedata.normalize("NFKC", text)
+        pieces = _MARK_RE.split(text)
+        if len(composed) == len(text) - len(pieces) + 1:
+            return composed, list(accumulate(map(len, pieces[:-1])))
+    return text, cuts
 
 
 def normalize(text: str) -> Normalized:
     """Normalize ``text`` (see the module docstring); O(n)."""
+    if text.isascii():
+        return _normalize(text)
+    plain, cuts = _prepass(text)
+    norm = _normalize(plain)
+    norm._cuts = cuts
+    return norm
+
+
+def _normalize(text: str) -> Normalized:
     if text.isascii() and not (("%" in text or "&" in text) and _ESCAPE.search(text)):
         low = text.lower()
         # ASCII tab/newline/CR/VT/FF are exactly its non-printable whitespace: two C-speed checks
@@ -120,6 +211,13 @@ def normalize(text: str) -> Normalized:
         if "  " not in text and (text.isprintable() or _IRREGULAR_WS.search(text) is None):
             return Normalized(low)
         return Normalized(_collapse(low), build=lambda: _whitespace_segments(low))
+    if unicodedata.is_normalized("NFKC", text) and _ESCAPE.search(text) is None:
+        folded = text.casefold()
+        if len(folded) == len(text):  # each character folds to one: only whitespace moves offsets
+            low = fold(folded)
+            if "  " not in low and _IRREGULAR_WS.search(low) is None:
+                return Normalized(low)
+            return Normalized(_collapse(low), build=lambda: _whitespace_segments(low))
     return _Builder(text).run()
 
 
@@ -154,7 +252,7 @@ def _whitespace_segments(low: str) -> _Segments:
 def _fold(s: str) -> str:
     """Normalize a decoded escape: NFKC, case fold, whitespace collapsed, invisibles dropped."""
     s = unicodedata.normalize("NFKC", s).casefold()
-    return _WS_RUN.sub(" ", "".join(c for c in s if c not in _INVISIBLE))
+    return _WS_RUN.sub(" ", s.translate(_DEL_INVISIBLE))
 
 
 class _Builder:
@@ -175,30 +273,67 @@ class _Builder:
 
     def run(self) -> Normalized:
         text, pos = self.text, 0
+        memo: dict[str, str | None] = {}  # a token → its normalized form (None: per character)
         for m in _TOKEN.finditer(text):
             s, e = m.span()
             if s > pos:
-                self.plain(text[pos:s].lower())
-            kind = m.lastgroup
-            if kind == "ws":
-                tok = m.group()
-                self.emit(s, e, " " if any(c.isspace() for c in tok) else "")
-            elif kind == "pct":
-                self.percent(s, e)
-            elif kind == "ent":
-                decoded = html.unescape(m.group())
-                self.emit(s, e, _fold(decoded) if decoded != m.group() else m.group().lower())
+                self.plain(pos, text[pos:s].lower())
+            tok = m.group()
+            if tok in memo:
+                rep = memo[tok]
+            else:  # a text that repeats its escapes, accents or whitespace decodes each once
+                rep = memo[tok] = self.replacement(m.lastgroup, tok)
+            if rep is None:
+                for i, c in enumerate(tok):
+                    self.emit(s + i, s + i + 1, c.casefold())
+            elif m.lastgroup == "uni" and tok[-1].isascii() and len(rep) != e - s:
+                # the ASCII letters that end the word are themselves: only the run before them
+                # is one segment (an accent composing with ``i`` in ``Mari\u0301a`` is not ``a``)
+                k = len(tok) - len(tok.rstrip(_ALNUM))
+                if rep.endswith(tok[-k:].lower()):
+                    self.emit(s, e - k, rep[:-k])
+                    self.emit(e - k, e, rep[-k:])
+                else:
+                    self.emit(s, e, rep)
             else:
-                self.unicode(s, e)
+                self.emit(s, e, rep)
             pos = e
         if pos < len(text):
-            self.plain(text[pos:].lower())
+            self.plain(pos, text[pos:].lower())
         out = "".join(self.pieces)
         if not out.isascii():
-            out = out.translate(FOLD)
+            out = fold(out)
         return Normalized(out, (self.ns, self.nl, self.os, self.ol))
 
-    def plain(self, s: str) -> None:
+    def replacement(self, kind: str | None, tok: str) -> str | None:
+        """The normalized form of one irregular token; ``None``: case-fold it character by
+        character (a character that folds to several, ``ß`` → ``ss``, gets a segment of its own)."""
+        if kind == "ws":
+            return " " if any(c.isspace() for c in tok) else ""
+        if kind == "pct":
+            # a run of %XX decoded as UTF-8 in C, into one segment (its characters' segments would
+            # merge into one anyway: they are adjacent); not UTF-8: kept as written
+            try:
+                return _fold(bytes.fromhex(tok.replace("%", "")).decode("utf-8"))
+            except UnicodeDecodeError:
+                return tok.lower()
+        if kind == "ent":
+            decoded = html.unescape(tok)
+            return _fold(decoded) if decoded != tok else tok.lower()
+        if self.nfkc:
+            folded = tok.casefold()
+            return folded if len(folded) == len(tok) else None
+        # Not NFKC: the run at once (an accent composes with the letter before it); a segment
+        # when that changes its length
+        return _WS_RUN.sub(" ", unicodedata.normalize("NFKC", tok).casefold())
+
+    def plain(self, o_start: int, s: str) -> None:
+        """Append ASCII text copied as is (a single space may lead it: one after a space is cut)."""
+        if self.last_space and s[0] == " ":
+            self.emit(o_start, o_start + 1, "")
+            s = s[1:]
+            if not s:
+                return
         self.pieces.append(s)
         self.n += len(s)
         self.last_space = s[-1] == " "
@@ -220,47 +355,3 @@ class _Builder:
                 self.os.append(o_start)
                 self.ol.append(o_end - o_start)
         self.n += len(rep)
-
-    def percent(self, s: int, e: int) -> None:
-        """Decode a run of ``%XX`` as UTF-8, one segment per decoded character."""
-        text = self.text
-        decoder = codecs.getincrementaldecoder("utf-8")()
-        parts: list[tuple[int, int, str]] = []
-        start = s
-        try:
-            for k in range(s, e, 3):
-                out = decoder.decode(bytes((int(text[k + 1 : k + 3], 16),)))
-                if out:
-                    parts.append((start, k + 3, out))
-                    start = k + 3
-            decoder.decode(b"", final=True)
-        except UnicodeDecodeError:
-            parts = []
-        if not parts or start != e:  # not UTF-8: keep the escapes as written
-            self.plain(text[s:e].lower())
-            return
-        for o_s, o_e, out in parts:
-            self.emit(o_s, o_e, _fold(out))
-
-    def unicode(self, s: int, e: int) -> None:
-        chunk = self.text[s:e]
-        if self.nfkc:
-            folded = chunk.casefold()
-            if len(folded) == len(chunk):  # case folding maps each character to ≥ 1 character
-                self.plain(folded)
-                return
-            for i, c in enumerate(chunk):
-                self.emit(s + i, s + i + 1, c.casefold())
-            return
-        # Not NFKC: per unit of a base character and the combining marks after it.
-        i = 0
-        while i < len(chunk):
-            j = i + 1
-            while j < len(chunk) and unicodedata.combining(chunk[j]):
-                j += 1
-            unit = chunk[i:j]
-            rep = unicodedata.normalize("NFKC", unit).casefold()
-            if rep.isspace():
-                rep = " "
-            self.emit(s + i, s + j, rep)
-            i = j

@@ -35,12 +35,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._bulk import with_verdicts
 from ._leaves import LEAF, NODE, Leaf, LeafTable
 from ._limits import Limits, Problem
 from ._records import Marker, read_records
 from ._structured import Structured, read_structured
 from ._walk import walk
-from .detection import Finding
+from .detection import Finding, new_finding
 from .redaction import Operator, rewrite_text
 from .scope import AcquisitionScope, ScopeFinding, fold_key
 
@@ -192,7 +193,7 @@ def _atoms(view: ResultView, table: LeafTable, scan: Scan, forbidden_atom: Calla
     for i, leaf in enumerate(table.leaves):
         if not leaf.text:
             continue
-        found = [f._replace(authorized=not forbidden_atom(f)) for f in scan(leaf.text, leaf.path, True)]
+        found = with_verdicts(scan(leaf.text, leaf.path, True), lambda f: not forbidden_atom(f), new_finding)
         view.findings.extend(found)
         if i in dropped_leaf or whole:
             continue

@@ -8,7 +8,8 @@ Methods, cheapest first:
 * ``normalized`` — the same keys matched only after normalization (:mod:`tpguard._normalize`:
   percent-escapes and HTML entities decoded, NFKC, case-fold, invisible marks removed, whitespace
   collapsed, look-alike letters folded); a person-like name with its order swapped
-  (``Gonzalez, Maria``); numbers and identifiers compared on their skeleton under the grouping
+  (``Gonzalez, Maria``); a multi-word key with its words run together (``MariaGonzalez``,
+  ``BlueShield PPO``, ``hepatitisB``: :func:`_joined`, more keys of the same automaton); numbers and identifiers compared on their skeleton under the grouping
   rule of :mod:`tpguard._digits` (``+1 (415) 555-0199`` and ``+14155550199`` match
   ``415-555-0199``, ``RX88213`` matches ``RX-88213``, but ``14417`` and ``$44.17`` never match
   ``4417``);
@@ -20,20 +21,26 @@ Methods, cheapest first:
 
 Matches must sit on token boundaries: a key never matches inside a longer word or number.
 Cost of ``scan_text``: O(n) in the text (one normalization, two automaton passes, a word pass),
-flat in the number of atoms; construction is O(total length of the atoms' keys).
+flat in the number of atoms; construction is O(total length of the atoms' keys, at most 8× for
+multi-word keys with their joined forms). Repeats cost no Python per occurrence where a text is made
+of them (issue 28: a text of many hits of a few keys is matched over columns, :mod:`tpguard._bulk`;
+fuzzy outcomes are memoized per distinct window).
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Collection, Container, Iterable
 from functools import partial
+from itertools import repeat
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import ahocorasick
 
-from ._digits import SkeletonIndex
+from . import _bulk
+from ._digits import SkeletonIndex, is_numeric, skeleton_key
 from ._fuzzy_index import FuzzyIndex, fuzzy_eligible
 from ._normalize import Normalized, normalize, normalize_key
 from ._walk import iter_leaves
@@ -48,6 +55,8 @@ Method = Literal["exact", "alias", "normalized", "fuzzy", "semantic", "masked", 
 METHODS: tuple[str, ...] = Method.__args__  # type: ignore[attr-defined]
 _PRIORITY = {m: i for i, m in enumerate(("exact", "alias", "masked", "normalized", "semantic", "fuzzy", "pii"))}
 
+_NORMALIZED = _PRIORITY["normalized"]
+_MANY = 16  # from this many counted hits, they are counted per distinct key in C
 MEMO_LEN = 64  # texts up to this long are memoized per detector
 _MEMO_SIZE = 4096
 _MIN_KEY = 3
@@ -68,6 +77,49 @@ def _swapped_names(value: str) -> tuple[str, ...]:
         return ()
     last, rest = words[-1], " ".join(words[:-1])
     return normalize_key(f"{last}, {rest}"), normalize_key(f"{last} {rest}")
+
+
+#: multi-word keys of up to this many words are indexed with every subset of their spaces removed
+#: (``2**(n-1) - 1`` joined forms: 7 at most); longer keys with all of them removed only
+_JOIN_ALL_WORDS = 4
+#: a joined form shorter than this is not indexed (``a b c`` → ``abc`` would match a word)
+_MIN_JOINED = 6
+
+
+def _joined(key: str) -> tuple[str, ...]:
+    """The forms of a multi-word normalized key with its words run together: ``mariagonzalez``,
+    ``blueshield ppo``, ``blue shieldppo``, ``blueshieldppo``, ``hepatitisb`` — every subset of its
+    spaces removed for keys of up to ``_JOIN_ALL_WORDS`` words, all of them for longer ones.
+    Numbers and identifiers get none: their skeleton already ignores spaces (:mod:`._digits`).
+    Cost: O(len(key)) per form, at most 7 forms, built once with the automaton."""
+    words = key.split(" ")
+    n = len(words)
+    if n < 2 or len(key) - n + 1 < _MIN_JOINED or not any(c.isalpha() for c in key):
+        return ()
+    if is_numeric(key) or skeleton_key(key) is not None:
+        return ()
+    if n > _JOIN_ALL_WORDS:
+        return ("".join(words),)
+    out = []
+    for mask in range(1, 2 ** (n - 1)):  # bit k set: the space after word k is removed
+        parts = [words[0]]
+        for k in range(1, n):
+            if mask >> (k - 1) & 1:
+                parts[-1] += words[k]
+            else:
+                parts.append(words[k])
+        out.append(" ".join(parts))
+    return tuple(out)
+
+
+def _count(counted: Iterable[tuple[tuple[tuple[int, ...], tuple[int, ...]], int]], known: dict[int, int],
+           placed: dict[int, int]) -> None:
+    """Add ``times`` accepted hits of each key to the ``known``/``placed`` counts of its atoms."""
+    for (covers, places), times in counted:
+        for idx in covers:
+            known[idx] = known.get(idx, 0) + times
+        for idx in places:
+            placed[idx] = placed.get(idx, 0) + times
 
 
 class Finding(NamedTuple):
@@ -129,6 +181,15 @@ class Detector:
         self.pii = pii
         self.undetectable: tuple[str, ...] = ()
         self._automaton: Any = None
+        #: per atom index: its value, and the fields every finding of it starts with
+        self._values = [a.value for a in self.atoms]
+        #: the values, ``None`` for one whose every occurrence in a text with its own offsets is the
+        #: value as written (no cased letter, its own normalized key): no comparison per occurrence
+        self._bulk_values: list[str | None] = [
+            None if a.value.lower() == a.value.upper() and normalize_key(a.value) == a.value else a.value
+            for a in self.atoms]
+        self._info = [(a.id, a.type) for a in self.atoms]
+        self._severity = [a.severity for a in self.atoms]
         self._skeleton = SkeletonIndex()
         self._fuzzy = FuzzyIndex(fuzzy_threshold)
         self._memo: dict[str, list[tuple[int, int, int, int, str, int, float]]] = {}
@@ -151,29 +212,27 @@ class Detector:
         table: dict[str, list[_Entry]] = {}
         covering: set[str] = set()  # keys whose exact occurrences are skeleton hits (SkeletonIndex.add)
         placing: dict[str, list[int]] = {}  # a fuzzy atom's value key → the atoms it places (FuzzyIndex)
+        joined: dict[str, set[int]] = {}  # a key's words run together → the atoms it stands for
         undetectable = []
+        normalized = _PRIORITY["normalized"]
         for idx, atom in enumerate(self.atoms):
-            usable = False
-            norm_value = ""
-            for raw, method in self._keys(atom):
-                key = normalize_key(raw)
-                if method == "exact":
-                    norm_value = key
-                if len(key) < _MIN_KEY:
-                    continue
-                usable = True
-                table.setdefault(key, []).append(_Entry(idx, method, _PRIORITY[method]))
-                if self._skeleton.add(idx, key, method):
-                    covering.add(key)
-            if not usable:
+            norm_value, spaced = self._add_keys(idx, atom, table, covering)
+            if norm_value is None:
                 undetectable.append(atom.id)
                 continue
             if " " in norm_value:
                 for key in _swapped_names(atom.value):
-                    table.setdefault(key, []).append(_Entry(idx, "normalized", _PRIORITY["normalized"]))
+                    table.setdefault(key, []).append(_Entry(idx, "normalized", normalized))
+                    spaced.append(key)
+            for key in spaced:
+                for form in _joined(key):
+                    joined.setdefault(form, set()).add(idx)
             if self.fuzzy and fuzzy_eligible(norm_value):
                 self._fuzzy.add(idx, norm_value)
                 placing.setdefault(norm_value, []).append(idx)
+        for form, idxs in joined.items():
+            have = {e.atom for e in table.get(form, ())}
+            table.setdefault(form, []).extend(_Entry(i, "normalized", normalized) for i in sorted(idxs - have))
         self.undetectable = tuple(undetectable)
         self._skeleton.build()
         if table:
@@ -181,10 +240,31 @@ class Detector:
             for key, entries in table.items():
                 covers = tuple(e.atom for e in entries) if key in covering else ()
                 places = tuple(placing.get(key, ()))
-                automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), tuple(entries), covers,
-                                         places))
+                counts = (covers, places) if covers or places else None
+                automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), tuple(entries), counts))
             automaton.make_automaton()
             self._automaton = automaton
+
+    def _add_keys(self, idx: int, atom: PrivateAtom, table: dict[str, list[_Entry]],
+                  covering: set[str]) -> tuple[str | None, list[str]]:
+        """Index one atom's keys; ``(its normalized value, its multi-word keys)``, the value
+        ``None`` when no key is long enough to detect."""
+        usable = False
+        norm_value = ""
+        spaced: list[str] = []
+        for raw, method in self._keys(atom):
+            key = normalize_key(raw)
+            if method == "exact":
+                norm_value = key
+            if len(key) < _MIN_KEY:
+                continue
+            usable = True
+            table.setdefault(key, []).append(_Entry(idx, method, _PRIORITY[method]))
+            if self._skeleton.add(idx, key, method):
+                covering.add(key)
+            if method != "masked" and " " in key:
+                spaced.append(key)
+        return (norm_value if usable else None), spaced
 
     # -- scanning -----------------------------------------------------------------------------
     def scan(self, arguments: Any, free_text_slots: Collection[str] = ()) -> list[Finding]:
@@ -270,26 +350,38 @@ class Detector:
                     placed: dict[int, int]) -> None:
         """Matches of the keys on token boundaries. Per atom, ``known`` counts the matches of its
         self-covering keys (:meth:`SkeletonIndex.scan`), ``placed`` those of its fuzzy value
-        (:meth:`FuzzyIndex.scan`): each is a place the later pass finds again."""
+        (:meth:`FuzzyIndex.scan`): each is a place the later pass finds again. O(n + hits), a
+        few dozen instructions a hit (a text of nothing but one atom has one every five characters)."""
         s = norm.text
         n = len(s)
-        atoms = self.atoms
-        for end, (length, left_word, right_word, entries, covers, places) in self._automaton.iter(s):
+        values = self._values
+        to_original = None if norm.identity else norm.to_original
+        hits = list(self._automaton.iter(s))
+        if len(hits) >= _bulk.BULK:  # a text repeating a few keys: its hits checked in C
+            many = None if to_original is None else norm.to_original_many
+            got = _bulk.key_matches(text, s, hits, self._bulk_values if many is None else values, many,
+                                    ("normalized", _NORMALIZED), raw)
+            if got is not None:
+                _count(got, known, placed)
+                return
+        counted = []  # the accepted hits' automaton values that count (for ``known``/``placed``)
+        for end, value in hits:
+            length, left_word, right_word, entries, counts = value
             start = end - length + 1
             if left_word and start > 0 and s[start - 1].isalnum():
                 continue
-            if right_word and end + 1 < n and s[end + 1].isalnum():
+            end += 1
+            if right_word and end < n and s[end].isalnum():
                 continue
-            o_start, o_end = norm.to_original(start, end + 1)
-            for e in entries:
-                method = e.method
-                if method == "exact" and text[o_start:o_end] != atoms[e.atom].value:
-                    method = "normalized"
-                raw.append((e.atom, o_start, o_start - o_end, _PRIORITY[method], method, o_end, 1.0))
-            for idx in covers:
-                known[idx] = known.get(idx, 0) + 1
-            for idx in places:
-                placed[idx] = placed.get(idx, 0) + 1
+            o_start, o_end = (start, end) if to_original is None else to_original(start, end)
+            for atom, method, priority in entries:
+                if method == "exact" and text[o_start:o_end] != values[atom]:
+                    method, priority = "normalized", _NORMALIZED
+                raw.append((atom, o_start, o_start - o_end, priority, method, o_end, 1.0))
+            if counts:
+                counted.append(counts)
+        if counted:  # per distinct value (in C when many: a text of one atom repeated counts it once)
+            _count(Counter(counted).items() if len(counted) > _MANY else zip(counted, repeat(1)), known, placed)
 
     def _match_fuzzy(self, norm: Normalized, raw: list, placed: dict[int, int]) -> None:
         """Fuzzy occurrences not overlapping a stronger match of the same atom (a score of 100
@@ -319,14 +411,18 @@ class Detector:
     def _resolve(self, raw: list, path: str, free_text: bool) -> list[Finding]:
         """One finding per atom occurrence: overlapping matches of an atom keep the best one.
         ``raw`` is sorted (and shared through the memo: never mutated here)."""
+        info, severity = self._info, self._severity
+        if len(raw) >= _bulk.BULK:  # many matches without overlaps: the findings built in C
+            built = _bulk.resolve(raw, info, severity, path, free_text, new_finding)
+            if built is not None:
+                return built
         out: list[Finding] = []
         last_atom, last_end = -1, -1
-        atoms = self.atoms
         for idx, start, _, _, method, end, score in raw:
             if idx == last_atom and start < last_end:
                 continue
-            atom = atoms[idx]
-            out.append(new_finding((atom.id, atom.type, path, method, start, end, score, free_text,
-                                     atom.severity, None)))
+            atom_id, atom_type = info[idx]
+            out.append(new_finding((atom_id, atom_type, path, method, start, end, score, free_text,
+                                     severity[idx], None)))
             last_atom, last_end = idx, end
         return out

@@ -49,7 +49,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import TracerProvider
 
-from . import __version__
+from . import __version__, _bulk
 from ._decision import (
     MODES,
     Action,
@@ -93,6 +93,15 @@ _log = logging.getLogger("tpguard")
 _ids = itertools.count(1)
 _AUTHORIZED = attrgetter("authorized")
 _FREE_TEXT = attrgetter("free_text")
+
+
+def _decided(found: list[Finding], allowed: Callable[[Finding, str], bool], path: str | None) -> list[Finding]:
+    """One leaf's findings with ``authorized`` filled in, at ``path`` (the display path, where a key
+    that is an atom shows as its placeholder) or where they are (one verdict per atom and method)."""
+    at = found[0][2] if path is None else path
+    return _bulk.with_verdicts(found, lambda f: allowed(f, at), new_finding, path)
+
+
 _SESSIONS: ContextVar[Mapping[int, Session]] = ContextVar(
     "tpguard_sessions", default=MappingProxyType({})
 )
@@ -279,11 +288,7 @@ class Guard:
         paths = self._key_paths(sess, table, per_leaf)
         allowed = sess.authorizer(spec)
         for i, found in per_leaf.items():
-            if paths is None:  # the findings are at their display path already: fill in ``authorized``
-                per_leaf[i] = [new_finding((*f[:9], allowed(f, f[2]))) for f in found]
-            else:  # at the display path, where a key that is an atom shows as its placeholder
-                path = paths[i]
-                per_leaf[i] = [new_finding((f[0], f[1], path, *f[3:9], allowed(f, path))) for f in found]
+            per_leaf[i] = _decided(found, allowed, None if paths is None else paths[i])
         call = CallView(table, per_leaf, paths)
         found_all = tuple(chain.from_iterable(per_leaf.values()))
         forbidden = tuple(filterfalse(_AUTHORIZED, found_all))
@@ -518,9 +523,9 @@ class Guard:
                              "tainted atoms: no guard.session() is open, and taint lives only in the "
                              "request's session. Open one per request.", spec.name)
             return
-        for f in view.delivered:
-            if f.method != "pii":
-                sess.record_provenance(f.atom_id, spec.name, call_id)
+        # once per atom (provenance is a set per atom): a result may repeat an atom 10^5 times
+        for atom_id in dict.fromkeys(f.atom_id for f in view.delivered if f.method != "pii"):
+            sess.record_provenance(atom_id, spec.name, call_id)
         for key, atom_type, value in view.taints:
             sess.taint(atom_type, value, key, spec.name, call_id)
 

@@ -4,7 +4,8 @@ One process measures, side by side: a bare LangChain tool call; ``Guard.check`` 
 ``Guard.intercept`` with the OpenTelemetry SDK recording; a guarded LangChain tool call; the
 LangChain-PII and Presidio baselines; and the scaling series (atoms 10 → 100,000; argument length
 1 KB → 1 MB single-spaced and multi-line; 1k → 10k nested leaves; session entry, ``register`` and
-session memory at the largest policy). The ratios and their targets are issue 9's (see
+session memory at the largest policy; the adversarial series: a realistic 1 MB export against
+text written to be slow, at the argument, result and exit stages). The ratios and their targets are issue 9's (see
 ``docs/perf.md``). A benchmark, not a test: machines are noisy, read the ratios.
 """
 
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ._adversarial import adversarial_series
 from ._cases import Bench, atom_series, call_figures
 from ._measure import Figure, MeasurementTimeout, measure, measure_interleaved
 from ._report import INFO_RATIOS, RATIOS, Ratio, info_ratios, ratios, render, to_json
@@ -60,6 +62,7 @@ def run_perf(sizes: Sizes, progress: Callable[[str], None] = lambda _: None) -> 
     call_figures(bench)
     length_series(bench)
     nested_series(bench)
+    adversarial_series(bench)
     atom_series(bench)
     session_figures(bench)
     return PerfRun(sizes, bench.figures, bench.memory, mach)

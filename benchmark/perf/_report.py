@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from rich.console import Console
 from rich.table import Table
 
+from ._adversarial import RECIPES, STAGES, adversarial_figure
 from ._workload import Sizes, count_label, size_label
 
 if TYPE_CHECKING:
@@ -33,6 +34,16 @@ class RatioSpec:
     target: float
     numerator: Callable[[Sizes], str]
     denominator: Callable[[Sizes], str] | None = None  # None: an absolute figure, in ms
+    #: the numerator is the slowest of these figures (the adversarial series' worst recipe)
+    worst_of: Callable[[Sizes], tuple[str, ...]] | None = None
+
+
+def _adversarial(stage: str) -> RatioSpec:
+    """``adversarial_<stage>/realistic``: the slowest recipe against the realistic text (≤ 3)."""
+    recipes = tuple(name for name in RECIPES if name != "realistic")
+    return RatioSpec(f"adversarial_{stage}/realistic", 3.0, _fixed(adversarial_figure(stage, recipes[0])),
+                     _fixed(adversarial_figure(stage, "realistic")),
+                     worst_of=lambda _: tuple(adversarial_figure(stage, r) for r in recipes))
 
 
 def _fixed(name: str) -> Callable[[Sizes], str]:
@@ -58,6 +69,7 @@ RATIOS: tuple[RatioSpec, ...] = (
     RatioSpec("register_1000_one_by_one/register_1000_at_once", 2.0,
               lambda s: f"register_{s.register}_one_by_one",
               lambda s: f"register_{s.register}_at_once"),
+    *(_adversarial(stage) for stage in STAGES),
 )
 
 
@@ -83,8 +95,16 @@ class Ratio:
     denominator: str | None
 
 
+def _worst(names: tuple[str, ...], figures: dict[str, Figure]) -> str | None:
+    """The slowest of ``names`` (a timed-out figure counts by its bound)."""
+    present = [n for n in names if n in figures and figures[n].estimate_ns is not None]
+    return max(present, key=lambda n: figures[n].estimate_ns or 0.0) if present else None
+
+
 def _ratio(spec: RatioSpec, sizes: Sizes, figures: dict[str, Figure]) -> Ratio:
     num_name = spec.numerator(sizes)
+    if spec.worst_of is not None:
+        num_name = _worst(spec.worst_of(sizes), figures) or num_name
     den_name = spec.denominator(sizes) if spec.denominator else None
     num = figures.get(num_name)
     den = figures.get(den_name) if den_name else None
@@ -134,7 +154,26 @@ def to_json(run: PerfRun) -> dict[str, Any]:
         out[d.pop("key")] = d
     return {"machine": run.machine, "quick": run.sizes.name != "full", "sizes": run.sizes.name,
             "cap_s": run.sizes.cap_s, "figures": figures, "memory": run.memory, "ratios": out,
-            "info_ratios": info_ratios(run)}
+            "info_ratios": info_ratios(run), "adversarial": adversarial_table(run)}
+
+
+def adversarial_table(run: PerfRun) -> dict[str, Any]:
+    """``{"chars": n, "<stage>": {"<recipe>": {"mb_per_s", "ratio"}}}``: throughput of every
+    adversarial figure (MB = 2**20 characters) and its ratio to the realistic text's."""
+    size = run.sizes.adversarial
+    out: dict[str, Any] = {"chars": size}
+    for stage in STAGES:
+        base = run.figures.get(adversarial_figure(stage, "realistic"))
+        rows: dict[str, Any] = {}
+        for recipe in RECIPES:
+            f = run.figures.get(adversarial_figure(stage, recipe))
+            ns = f.estimate_ns if f is not None else None
+            rows[recipe] = {
+                "mb_per_s": None if not ns else round(size / 2**20 / (ns / 1e9), 3),
+                "ratio": None if not ns or base is None or not base.estimate_ns else round(ns / base.estimate_ns, 3),
+                "timed_out": bool(f and f.timed_out)}
+        out[stage] = rows
+    return out
 
 
 def format_ns(ns: float) -> str:

@@ -74,6 +74,7 @@ class Sizes:
     register: int
     budget_s: float  # soft: keep repeating a measurement until this much time was spent
     cap_s: float  # hard: one call longer than this is stopped and reported as timed out
+    adversarial: int = 1024 * KB  # characters of each text of the adversarial series
 
     @property
     def policy_atoms(self) -> int:
@@ -84,9 +85,9 @@ SIZES = {
     "full": Sizes("full", (10, 1_000, 10_000, 100_000), (KB, 10 * KB, 100 * KB, 1024 * KB),
                   (1_000, 10_000), 10 * KB, 100 * KB, 1_000, 0.25, 10.0),
     "quick": Sizes("quick", (10, 1_000, 10_000), (KB, 10 * KB, 100 * KB), (1_000, 5_000),
-                   10 * KB, 100 * KB, 1_000, 0.1, 3.0),
+                   10 * KB, 100 * KB, 1_000, 0.1, 3.0, 100 * KB),
     # Test-only: a whole run in a few seconds.
-    "tiny": Sizes("tiny", (10, 200), (KB, 4 * KB), (100, 400), KB, 4 * KB, 50, 0.01, 5.0),
+    "tiny": Sizes("tiny", (10, 200), (KB, 4 * KB), (100, 400), KB, 4 * KB, 50, 0.01, 5.0, 4 * KB),
 }
 
 

@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tpguard.benchmark.perf import RATIOS, SIZES, Figure, measure, measure_interleaved, ratios
+from tpguard.benchmark.perf._adversarial import RECIPES, STAGES, adversarial_figure, customer_export
 from tpguard.benchmark.perf._workload import case_atoms, long_text, make_atoms, nested_arguments
 from tpguard.cli import app
 
@@ -47,6 +48,7 @@ def test_figures_are_positive_and_cover_every_measurement(tiny_run: dict) -> Non
                 "single_1kb", "single_4kb", "multiline_1kb", "multiline_4kb", "redact_100_leaves",
                 "redact_400_leaves", "session_entry_200_atoms", "register_50_at_once",
                 "register_50_one_by_one"}
+    expected |= {adversarial_figure(stage, recipe) for stage in STAGES for recipe in RECIPES}
     assert set(figures) == expected
     for name, f in figures.items():
         if f["timed_out"]:
@@ -204,3 +206,37 @@ def test_a_timed_out_numerator_gives_a_failing_lower_bound() -> None:
     assert not by_key["guarded_langchain/bare_langchain"].ok
     missing = by_key["atoms_100k/atoms_10"]
     assert missing.value is None and not missing.ok and missing.bound == "unknown"
+
+
+def test_adversarial_series_is_reported_per_stage_against_the_realistic_text(tiny_run: dict) -> None:
+    # issue 28, item 7: every recipe beside the realistic export, at every stage, measured in one
+    # group per stage; the worst recipe is the numerator of a ≤ 3 target per stage
+    adv = tiny_run["adversarial"]
+    assert adv["chars"] == SIZES["tiny"].adversarial
+    for stage in STAGES:
+        assert set(adv[stage]) == set(RECIPES)
+        assert adv[stage]["realistic"]["ratio"] == 1.0
+        for recipe, row in adv[stage].items():
+            assert row["mb_per_s"] > 0 and row["ratio"] > 0, (stage, recipe)
+        r = tiny_run["ratios"][f"adversarial_{stage}/realistic"]
+        assert r["target"] == 3.0 and r["denominator"] == adversarial_figure(stage, "realistic")
+        worst = max((row["ratio"], recipe) for recipe, row in adv[stage].items() if recipe != "realistic")
+        assert r["numerator"] == adversarial_figure(stage, worst[1])
+        assert r["value"] == pytest.approx(worst[0], rel=0.01)
+        n = {tiny_run["figures"][adversarial_figure(stage, recipe)]["n"] for recipe in RECIPES}
+        assert len(n) == 1  # the same rounds for every figure of a stage
+
+
+def test_adversarial_texts_are_the_size_asked_and_hit_the_detector() -> None:
+    from tpguard.benchmark.perf._adversarial import TARGETS, _guard
+
+    size = 8 * 1024
+    for name, make in RECIPES.items():
+        text = make(size)
+        assert size - 12 <= len(text) <= size, name
+    export = customer_export(size)
+    assert export.count("\n") > 50 and "@" in export
+    guard = _guard()
+    assert {a.id for a in TARGETS} <= {a.id for a in guard.policy.atoms}
+    exact = guard.check_exit("final_response", None, RECIPES["exact_names"](size))
+    assert exact.blocked and len(exact.findings) > size // 20
