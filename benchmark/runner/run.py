@@ -58,6 +58,7 @@ from ._rundir import RunLock, check_directory, default_out
 from ._source import check_source
 from ._summary import summarize_records, summary_options
 from .config import RunConfig, select_cases
+from .gateway import Recorders
 from .records import RecordWriter, latest_records
 
 __all__ = ["RunPlan", "RunResult", "plan_run", "run_benchmark", "write_summary"]
@@ -335,8 +336,8 @@ def run_benchmark(
 ) -> RunResult:
     """Plan (:func:`plan_run`), then run every task not yet done under the directory's lock.
 
-    ``task_hook(case, agent_spec, guard_name)`` (``--executor ray`` only) runs in the worker
-    before each case-run: a seam for fault injection in tests."""
+    ``task_hook(case, agent_spec, guard_name)`` (``--executor ray`` and worker processes only)
+    runs in the worker before each case-run: a seam for fault injection in tests."""
     plan = plan_run(config)
     plan.out.mkdir(parents=True, exist_ok=True)
     with RunLock(plan.out):
@@ -370,6 +371,7 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
                 scorers[case.id] = CaseScorer(case)
             return scorers[case.id]
 
+    recorders = Recorders()
     audit = AuditLog(out / "audit.sqlite")
     acq_scorer, files_dir = _acq_resources(config)
     exp_scorer = _exp_scorer(config)
@@ -391,7 +393,7 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
             record = execute_case(
                 case, make_agent(agent_spec, **plan.agent_options), agent_spec,
                 plan.guards[guard_name], audit=audit, scorer=scorer(case), seed=config.seed,
-                run_id=run_id, tracer_provider=provider)
+                run_id=run_id, tracer_provider=provider, recorders=recorders)
         writer.write(record)
         if on_record is not None:
             on_record(record)
@@ -408,6 +410,11 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
     try:
         if config.executor == "ray":
             _run_on_ray(plan, tasks, run_id, store, progress, task_hook)
+        elif config.workers > 1 and config.suite not in (ACQ_SUITE, EXP_SUITE):
+            from ._pool import run_in_processes
+
+            run_in_processes(tasks, _worker_spec(plan, run_id, task_hook), store,
+                             workers=config.workers, progress=progress)
         else:
             run_local(tasks, one, config.workers, progress)
     finally:
@@ -445,16 +452,23 @@ def _exp_scorer(config: RunConfig) -> Any:
     return ExpScorer()
 
 
+def _worker_spec(plan: RunPlan, run_id: str,
+                 hook: Callable[[Case, str, str], None] | None) -> Any:
+    """What a case-run away from the driver needs besides its case (:mod:`._remote`)."""
+    from tpguard import __version__
+
+    from ._remote import WorkerSpec
+
+    c = plan.config
+    return WorkerSpec(plan.agent_options, c.guard_knows_variants, c.presidio_model, c.seed, run_id,
+                      __version__, hook=hook)
+
+
 def _run_on_ray(plan: RunPlan, tasks: list[tuple[Case, str, str]], run_id: str,
                 store: Callable[[Any], None], progress: bool,
                 hook: Callable[[Case, str, str], None] | None) -> None:
     from ._ray import run_on_ray
-    from ._remote import WorkerSpec
 
     c = plan.config
-    from tpguard import __version__
-
-    spec = WorkerSpec(plan.agent_options, c.guard_knows_variants, c.presidio_model, c.seed, run_id,
-                      __version__, hook=hook)
-    run_on_ray(tasks, spec, store, progress=progress, address=c.ray_address,
-               num_cpus=c.ray_num_cpus, max_concurrency=c.max_concurrency)
+    run_on_ray(tasks, _worker_spec(plan, run_id, hook), store, progress=progress,
+               address=c.ray_address, num_cpus=c.ray_num_cpus, max_concurrency=c.max_concurrency)
