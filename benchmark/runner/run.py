@@ -57,12 +57,13 @@ from ._preflight import preflight
 from ._rundir import RunLock, check_directory, default_out
 from ._source import check_source
 from ._summary import summarize_records, summary_options
-from .config import RunConfig, select_cases
+from .config import RunConfig, select_cases, select_indices
 from .gateway import Recorders
 from .records import RecordWriter, latest_records
 
 __all__ = ["RunPlan", "RunResult", "plan_run", "run_benchmark", "write_summary"]
 
+NTK_SUITE = "need-to-know"
 _PACKAGES = ("tpguard", "pydantic", "rapidfuzz", "pyahocorasick", "opentelemetry-sdk", "langchain",
              "langchain-core", "langgraph", "smolagents", "presidio-analyzer", "scipy")
 
@@ -205,11 +206,7 @@ def plan_run(config: RunConfig) -> RunPlan:
             raise UsageError(str(e)) from None
         guard_paths[spec] = guard_path_of(agent)
     preflight(config.agents, base_url=config.base_url, api_key=config.api_key)
-    try:
-        suite = load_suite(config.suite, source=config.source, seed=config.seed)
-    except (SuiteError, OSError) as e:
-        raise UsageError(str(e)) from None
-    cases = select_cases(suite, config)
+    cases = _select(config)
     if not cases:
         raise UsageError("no cases selected (check --domains / --limit)")
     preflight(config.agents, case_ids=[c.id for c in cases])  # replay files cover the cases
@@ -222,6 +219,21 @@ def plan_run(config: RunConfig) -> RunPlan:
     out = Path(config.out) if config.out is not None else default_out(config)
     configurations = check_directory(out, config, append=config.append)
     return RunPlan(config, out, cases, guards, configurations, guard_paths)
+
+
+def _select(config: RunConfig) -> list[Case]:
+    """The run's cases. The need-to-know suite builds only those (each case is seeded on its own);
+    other suites are loaded whole, then selected."""
+    if config.suite == NTK_SUITE and config.source is None:
+        from ..cases.need_to_know.generator import N_CASES, domain_of, generate_cases
+
+        domains = [domain_of(i).label for i in range(N_CASES)]
+        return generate_cases(config.seed, select_indices(domains, NTK_SUITE, config))
+    try:
+        suite = load_suite(config.suite, source=config.source, seed=config.seed)
+    except (SuiteError, OSError) as e:
+        raise UsageError(str(e)) from None
+    return select_cases(suite, config)
 
 
 def _plan_acquisition(config: RunConfig) -> RunPlan:

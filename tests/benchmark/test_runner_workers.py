@@ -124,3 +124,27 @@ def test_the_recorder_compiles_once_per_case(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setattr(gateway, "Guard", counting)
     result = run_benchmark(_config(tmp_path / "run", 1, 3), progress=False)
     assert result.executed == 18 and len(built) == 3
+
+
+@pytest.mark.parametrize("options", [{"quick": True}, {"limit": 30}, {"domains": ["coding"]},
+                                     {"domains": ["Credit-card risk", "coding"], "limit": 5},
+                                     {"seed": 3, "limit": 2}])
+def test_a_run_builds_only_its_cases_and_they_are_the_suites(
+        options: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from tpguard.benchmark.cases.need_to_know import generator
+    from tpguard.benchmark.runner import plan_run, select_cases
+
+    suite = generator.generate(options.get("seed", 0))
+    built: list[int] = []
+    real = generator.build_case
+    monkeypatch.setattr(generator, "build_case", lambda *a: built.append(1) or real(*a))
+    plan = plan_run(RunConfig(out=None, agents=("oracle",), guards=("off",), **options))
+    expected = select_cases(suite, RunConfig(**options))
+    assert plan.cases == expected and len(built) == len(expected) < len(suite)
+
+
+def test_every_need_to_know_id_maps_back_to_its_index() -> None:
+    from tpguard.benchmark.cases.need_to_know.generator import case_index, generate
+
+    assert [case_index(c.id) for c in generate(0)] == list(range(1150))
+    assert case_index("ntk-coding-x001") is None and case_index("acq-coding-0001") is None
