@@ -148,3 +148,57 @@ def test_every_need_to_know_id_maps_back_to_its_index() -> None:
 
     assert [case_index(c.id) for c in generate(0)] == list(range(1150))
     assert case_index("ntk-coding-x001") is None and case_index("acq-coding-0001") is None
+
+
+def _session_processes(sid: int) -> list[int]:
+    """Live processes of session ``sid`` (the driver's and its workers')."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_ctrl_c_stops_the_workers_keeps_what_finished_and_resume_completes(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-c", "from tpguard.cli import main; main()", "bench", "run",
+           "--agent", "oracle,leaky", "--guard", "off,enforce,redact", "--limit", "40",
+           "--workers", "2", "--no-report", "--bootstrap", "200", "--out", str(out)]
+    log = tmp_path / "stderr.txt"
+    with log.open("wb") as err:
+        driver = subprocess.Popen(cmd, start_new_session=True, stdout=subprocess.DEVNULL,
+                                  stderr=err)
+    try:
+        deadline = time.monotonic() + 180
+        records = out / "records.jsonl"
+        while not (records.exists() and records.read_text().count("\n") >= 12):
+            assert driver.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        driver.send_signal(signal.SIGINT)  # what Ctrl-C sends the driver
+        assert driver.wait(timeout=60) != 0, log.read_text()
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    for _ in range(50):  # the workers are gone with the driver
+        if not _session_processes(driver.pid):
+            break
+        time.sleep(0.1)
+    assert _session_processes(driver.pid) == []
+    done = list(latest_records(out / "records.jsonl"))
+    assert 12 <= len(done) < 240, (len(done), log.read_text())
+    assert not [r for r in done if r["error"]]
+
+    again = run_benchmark(RunConfig(out=out, agents=AGENTS, guards=GUARDS, limit=40, workers=2,
+                                    reports=False, bootstrap=200), progress=False)
+    assert again.executed == 240 - len(done) and again.errors == 0
+    assert len(list(latest_records(out / "records.jsonl"))) == 240
