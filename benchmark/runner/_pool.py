@@ -15,8 +15,8 @@ which resamples in file order — come out the same.
 
 Workers are started with ``spawn`` — a fresh interpreter, not a fork of a driver that already
 runs the tracer's and the progress bar's threads. They ignore SIGINT: Ctrl-C stops the driver,
-which writes the case-runs that finished, cancels what has not started and terminates the
-workers; nothing half-done is written and the next run resumes. A case-run that raised, or whose worker died, becomes an errored record
+which cancels what has not started, lets the chunks in flight finish (at most one per worker),
+writes every finished case-run and exits; the next run resumes. A case-run that raised, or whose worker died, becomes an errored record
 (its exception's type, stage ``backend``), which a resumed run retries.
 """
 
@@ -27,7 +27,6 @@ import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from typing import Any
 
 from ..cases.schema import Case
 from ._errors import case_error
@@ -91,6 +90,8 @@ def run_in_processes(tasks: list[Task], spec: WorkerSpec, write: Callable[[CaseR
     chunks = _chunks(tasks, workers)
     done: dict[int, list[CaseRun]] = {}  # finished chunks waiting for an earlier one
     written = 0  # chunks written so far, in order
+    futures: dict[Future[list[CaseRun]], int] = {}
+    writing = -1
     try:
         futures = {pool.submit(_run_chunk, case, pairs): i for i, (case, pairs) in enumerate(chunks)}
         with progress_bar(len(tasks), progress) as advance:
@@ -100,19 +101,21 @@ def run_in_processes(tasks: list[Task], spec: WorkerSpec, write: Callable[[CaseR
                 for _ in done[i]:
                     advance()
                 while written in done:
+                    writing = written  # a chunk cut short by Ctrl-C is not written again
                     for run in done.pop(written):
                         write(run)
                     written += 1
-    except KeyboardInterrupt:  # Ctrl-C: keep what finished, stop the rest
-        _stop(pool)
+    except KeyboardInterrupt:  # Ctrl-C: cancel what has not started, keep what finishes
+        pool.shutdown(wait=True, cancel_futures=True)
+        for fut, i in futures.items():
+            if i not in done and i > writing and i >= written and fut.done() and not fut.cancelled():
+                done[i] = _results(fut, chunks[i], spec.seed)
         for i in sorted(done):
             for run in done[i]:
                 write(run)
         raise
-    except BaseException:
-        _stop(pool)
-        raise
-    pool.shutdown(wait=True)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _results(fut: Future[list[CaseRun]], chunk: tuple[Case, list[tuple[str, str]]],
@@ -124,13 +127,3 @@ def _results(fut: Future[list[CaseRun]], chunk: tuple[Case, list[tuple[str, str]
     except Exception as e:
         case, pairs = chunk
         return [failed_run((case, agent, guard), seed, e) for agent, guard in pairs]
-
-
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """Cancel what has not started and end the workers (they ignore SIGINT)."""
-    processes: dict[int, Any] = dict(getattr(pool, "_processes", None) or {})  # no public handle
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes.values():
-        process.terminate()
-    for process in processes.values():
-        process.join(timeout=5)
