@@ -80,9 +80,10 @@ def run(
     domains: Annotated[str | None, typer.Option(
         "--domains", help="Comma-separated domain slugs or names, e.g. medical,it-helpdesk.")] = None,
     workers: Annotated[int, typer.Option(
-        "--workers", min=1, help="Parallel cases (API-bound agents).")] = 1,
+        "--workers", min=1, help="Case-runs in N worker processes (1: in this process; "
+                                 "docs/running.md, Workers).")] = 1,
     executor: Annotated[str, typer.Option(
-        "--executor", help="local (threads in this process, --workers) or ray (every case-run a "
+        "--executor", help="local (this machine, --workers) or ray (every case-run a "
                            "Ray task; needs the 'ray' extra; docs/distributed.md).")] = "local",
     ray_address: Annotated[str | None, typer.Option(
         "--ray-address", help="--executor ray: the cluster to join (else RAY_ADDRESS, else a local "

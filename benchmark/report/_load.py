@@ -178,8 +178,6 @@ def load_cases(data: RunData) -> tuple[dict[tuple[str, str], Case], list[str]]:
     """The run's cases by ``(suite, case_id)``, regenerated from the registry with the run's seed
     (and ``source`` for public-derived). Returns what could be loaded and notes on what could not;
     only the atom-type × sink FOR needs them (its denominators are the forbidden cells)."""
-    from ..cases.registry import load_suite
-
     cfg = data.run.get("config", {}) if isinstance(data.run.get("config"), dict) else {}
     seed = int(cfg.get("seed", 0) or 0)
     source = cfg.get("source")
@@ -190,7 +188,7 @@ def load_cases(data: RunData) -> tuple[dict[tuple[str, str], Case], list[str]]:
         if name in ("acquisition", "exposure"):  # own case types; their sections need no cases
             continue
         try:
-            suite = load_suite(name, source=Path(source) if source else None, seed=seed)
+            suite = _suite_cases(name, source, seed, wanted)
         except Exception as e:  # the report must still build without the cases
             notes.append(f"suite {name!r} could not be regenerated ({type(e).__name__}); the "
                          "atom-type × sink view shows unauthorized disclosure counts instead of FOR.")
@@ -200,3 +198,16 @@ def load_cases(data: RunData) -> tuple[dict[tuple[str, str], Case], list[str]]:
                 out[(name, case.id)] = case
                 out[(case.suite, case.id)] = case
     return out, notes
+
+
+def _suite_cases(name: str, source: Any, seed: int, wanted: set[tuple[str, str]]) -> list[Case]:
+    """The suite's cases the records name: need-to-know builds only those (each case is seeded on
+    its own), other suites are loaded whole."""
+    from ..cases.registry import load_suite
+
+    if name == "need-to-know":
+        from ..cases.need_to_know.generator import case_index, generate_cases
+
+        found = {case_index(case_id) for suite, case_id in wanted if suite == name}
+        return generate_cases(seed, sorted(i for i in found if i is not None))
+    return list(load_suite(name, source=Path(source) if source else None, seed=seed))

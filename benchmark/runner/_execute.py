@@ -19,7 +19,7 @@ from ..cases.schema import Case
 from ..guards import GuardUnderTest
 from ..metrics import CaseScorer, score_case
 from ._errors import SCORED_OUTCOMES, case_error
-from .gateway import Gateway
+from .gateway import Gateway, Recorders
 
 __all__ = ["S_TASK_ATTR", "execute_case"]
 
@@ -45,16 +45,19 @@ def _disclosures(case: Case, evidence: list[Any]) -> list[dict[str, Any]]:
 def execute_case(
     case: Case, agent: Agent, agent_name: str, guard: GuardUnderTest, *, audit: AuditLog,
     scorer: CaseScorer, seed: int, run_id: str, tracer_provider: TracerProvider | None,
+    recorders: Recorders | None = None,
 ) -> dict[str, Any]:
     """Run one case and return its record (see :mod:`.records`); ``record["error"]`` is ``None``
-    when the case-run was measured, else its error class (type, stage, value-free message)."""
+    when the case-run was measured, else its error class (type, stage, value-free message).
+    ``recorders``: the run's per-case span recorders (default: one built for this case-run)."""
     started = time.perf_counter()
     audit_run = f"{agent_name}/{guard.name}"
     base = {"agent": agent_name, "guard": guard.name, "suite": case.suite, "case_id": case.id,
             "domain": case.domain, "seed": seed}
     try:
         env = Environment(case, audit, audit_run, agent=agent_name, guard=guard.name)
-        gateway = Gateway(env, guard.prepare(case), guard.name, tracer_provider)
+        gateway = Gateway(env, guard.prepare(case), guard.name, tracer_provider,
+                          recorders=recorders)
     except Exception as e:  # the case's backends (or the guard's preparation) failed
         return _failed(base, case_error(type(e).__qualname__, "backend"), started)
     error: dict[str, Any] | None = None

@@ -1,8 +1,10 @@
 """Where case-runs execute: the progress bar every executor feeds, and the local executor.
 
-``local`` (the default) runs case-runs in this process on ``--workers`` threads, each writing its
-record as it finishes. ``ray`` (:mod:`._ray`) runs them as Ray tasks and hands their results back
-to this process, which writes them through the same writers. Both advance one bar per finished
+``local`` (the default) runs case-runs in this process (``--workers 1``), in worker processes
+(:mod:`._pool`, ``--workers N`` for the need-to-know and public-derived suites) or on threads (the
+acquisition and exposure suites), each record written by this process as it finishes. ``ray``
+(:mod:`._ray`) runs them as Ray tasks and hands their results back to this process, which writes
+them through the same writers. Both advance one bar per finished
 case-run; off a terminal the bar is off.
 """
 

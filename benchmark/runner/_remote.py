@@ -29,6 +29,7 @@ from ..cases.schema import Case
 from ..guards import GuardUnderTest, make_guard
 from ..metrics import CaseScorer
 from ._execute import execute_case
+from .gateway import Recorders
 
 __all__ = ["TRANSIENT_ERRORS", "CaseRun", "WorkerSpec", "run_case", "span_data", "with_retries"]
 
@@ -99,6 +100,7 @@ def _guard(name: str, knows_variants: bool, presidio_model: str | None) -> Guard
 
 
 _SCORERS: dict[tuple[str, str], CaseScorer] = {}
+_RECORDERS = Recorders()  # a worker's per-case span recorders (a local run keeps one per case)
 
 
 def _scorer(case: Case) -> CaseScorer:
@@ -131,7 +133,8 @@ def run_case(spec: WorkerSpec, case: Case, agent_spec: str, guard_name: str) -> 
         with AuditLog(":memory:") as audit:
             record = execute_case(case, make_agent(agent_spec, **spec.agent_options), agent_spec,
                                   guard, audit=audit, scorer=scorer, seed=spec.seed,
-                                  run_id=spec.run_id, tracer_provider=provider)
+                                  run_id=spec.run_id, tracer_provider=provider,
+                                  recorders=_RECORDERS)
             rows = audit.rows()
         provider.shutdown()
         return CaseRun(record, rows, [span_data(s) for s in spans.get_finished_spans()])

@@ -71,29 +71,40 @@ def domain_slug(name: str) -> str:
 def resolve_domains(suite: Suite, given: Sequence[str]) -> list[str]:
     """The suite's display names of ``given`` domains (slug or display name, any case);
     :class:`UsageError` listing the valid slugs when one is unknown."""
-    by_slug = {domain_slug(c.domain): c.domain for c in suite.cases}
+    return _resolve([c.domain for c in suite.cases], suite.name, given)
+
+
+def _resolve(domains: Sequence[str], suite_name: str, given: Sequence[str]) -> list[str]:
+    by_slug = {domain_slug(d): d for d in domains}
     unknown = [d for d in given if domain_slug(d) not in by_slug]
     if unknown:
         raise UsageError(f"--domains: unknown {', '.join(map(repr, unknown))}; valid domains of "
-                         f"{suite.name}: {', '.join(sorted(by_slug))}")
+                         f"{suite_name}: {', '.join(sorted(by_slug))}")
     return list(dict.fromkeys(by_slug[domain_slug(d)] for d in given))
 
 
 def select_cases(suite: Suite, config: RunConfig) -> list[Case]:
     """Domain filter (slugs or names), then ``--quick`` (the first cases of every domain), then
     ``--limit``."""
-    cases = list(suite.cases)
+    return [suite.cases[i] for i in
+            select_indices([c.domain for c in suite.cases], suite.name, config)]
+
+
+def select_indices(domains: Sequence[str], suite_name: str, config: RunConfig) -> list[int]:
+    """:func:`select_cases` on the suite's case domains alone: the indices of the cases it
+    selects, so a generator can build only those."""
+    indices = list(range(len(domains)))
     if config.domains:
-        wanted = set(resolve_domains(suite, config.domains))
-        cases = [c for c in cases if c.domain in wanted]
+        wanted = set(_resolve(domains, suite_name, config.domains))
+        indices = [i for i in indices if domains[i] in wanted]
     if config.quick:
         per: dict[str, int] = {}
         picked = []
-        for c in cases:
-            if per.get(c.domain, 0) < QUICK_PER_DOMAIN:
-                per[c.domain] = per.get(c.domain, 0) + 1
-                picked.append(c)
-        cases = picked
+        for i in indices:
+            if per.get(domains[i], 0) < QUICK_PER_DOMAIN:
+                per[domains[i]] = per.get(domains[i], 0) + 1
+                picked.append(i)
+        indices = picked
     if config.limit is not None:
-        cases = cases[: config.limit]
-    return cases
+        indices = indices[: config.limit]
+    return indices

@@ -33,7 +33,7 @@ from ..cases.schema import Case
 from ..guards import CaseGuard, GuardAction
 from ..guards.tpguard_modes import action_of
 
-__all__ = ["Attempt", "Gateway", "GuardName", "tool_views"]
+__all__ = ["Attempt", "Gateway", "GuardName", "Recorders", "tool_views"]
 
 GuardName = str
 _GUARD_ATTR = "tpguard.benchmark.guard"
@@ -52,6 +52,38 @@ def tool_views(case: Case) -> tuple[ToolView, ...]:
         schema = t.input_schema or {"type": "object", "properties": {}}
         views.append(ToolView(t.name, description, schema, t.free_text))
     return tuple(views)
+
+
+class Recorders:
+    """The audit-mode recorders of a run: one per case, shared by that case's case-runs.
+
+    A recorder compiles its case's evaluator atoms once (the detector is most of a ``Guard``'s
+    construction); every case-run of the case — each agent × guard — then records through it,
+    passing its own tracer provider per call. Cases are held by identity (the runner hands every
+    case-run of a case the same object) and the most recent ``size`` are kept.
+    """
+
+    def __init__(self, size: int = 32) -> None:
+        self._size = size
+        self._by_case: dict[int, tuple[Case, Guard]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, case: Case) -> Guard:
+        with self._lock:
+            hit = self._by_case.get(id(case))
+            if hit is not None and hit[0] is case:
+                return hit[1]
+        # Audit mode, evaluator's atoms: the recorder only observes what crosses the gateway.
+        # An event for every finding, uncapped: `tpguard audit --spans` rebuilds the metrics
+        # from them. Arguments are recorded redacted, as run.json's
+        # record_arguments says: a sandboxed run's spans show what each tool received.
+        recorder = Guard(case.policy, mode="audit", max_finding_events=None, finding_events="all",
+                         record_arguments="redacted")
+        with self._lock:
+            if len(self._by_case) >= self._size:
+                self._by_case.pop(next(iter(self._by_case)))
+            self._by_case[id(case)] = (case, recorder)
+        return recorder
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,18 +117,14 @@ class Gateway:
     guard_path: str = "gateway"
     #: Calls that reached the backend without the adapter's decision (an adapter coverage gap).
     unguarded: int = 0
+    #: Where the case's recorder comes from (a run shares one per case); ``None``: a fresh one.
+    recorders: Recorders | None = None
 
     def __post_init__(self) -> None:
         case = self.env.case
         self._views = tool_views(case)
         self._specs = {t.name: t for t in case.tools}
-        # Audit mode, evaluator's atoms: the recorder only observes what crosses the gateway.
-        # An event for every finding, uncapped: `tpguard audit --spans` rebuilds the metrics
-        # from them. Arguments are recorded redacted, as run.json's
-        # record_arguments says: a sandboxed run's spans show what each tool received.
-        self._recorder = Guard(case.policy, mode="audit", tracer_provider=self.tracer_provider,
-                               max_finding_events=None, finding_events="all",
-                               record_arguments="redacted")
+        self._recorder = (self.recorders or Recorders(1)).get(case)
         self._lock = threading.Lock()
 
     @property
@@ -145,7 +173,8 @@ class Gateway:
             return
         _DECIDED.set([])
         received = arguments if isinstance(arguments, dict) else {}
-        with self._recorder.intercept(case_spec, received, call_id=call_id) as call:
+        with self._recorder.intercept(case_spec, received, call_id=call_id,
+                                      tracer_provider=self.tracer_provider) as call:
             self._mark(call.span, act)
 
     def _adapter_action(self, name: str, arguments: dict[str, Any]) -> GuardAction:
@@ -185,7 +214,8 @@ class Gateway:
                                    blocked=True)
             self._attempt(name, act.action, act.types, act.fields, act.atoms)
             received = act.arguments if not act.blocked else arguments
-        with self._recorder.intercept(spec, received, call_id=call_id) as call:
+        with self._recorder.intercept(spec, received, call_id=call_id,
+                                      tracer_provider=self.tracer_provider) as call:
             self._mark(call.span, act)
             if act.blocked:
                 return Observation(False, act.message or "the guard withheld this call", blocked=True)

@@ -57,11 +57,13 @@ from ._preflight import preflight
 from ._rundir import RunLock, check_directory, default_out
 from ._source import check_source
 from ._summary import summarize_records, summary_options
-from .config import RunConfig, select_cases
+from .config import RunConfig, select_cases, select_indices
+from .gateway import Recorders
 from .records import RecordWriter, latest_records
 
 __all__ = ["RunPlan", "RunResult", "plan_run", "run_benchmark", "write_summary"]
 
+NTK_SUITE = "need-to-know"
 _PACKAGES = ("tpguard", "pydantic", "rapidfuzz", "pyahocorasick", "opentelemetry-sdk", "langchain",
              "langchain-core", "langgraph", "smolagents", "presidio-analyzer", "scipy")
 
@@ -204,11 +206,7 @@ def plan_run(config: RunConfig) -> RunPlan:
             raise UsageError(str(e)) from None
         guard_paths[spec] = guard_path_of(agent)
     preflight(config.agents, base_url=config.base_url, api_key=config.api_key)
-    try:
-        suite = load_suite(config.suite, source=config.source, seed=config.seed)
-    except (SuiteError, OSError) as e:
-        raise UsageError(str(e)) from None
-    cases = select_cases(suite, config)
+    cases = _select(config)
     if not cases:
         raise UsageError("no cases selected (check --domains / --limit)")
     preflight(config.agents, case_ids=[c.id for c in cases])  # replay files cover the cases
@@ -221,6 +219,21 @@ def plan_run(config: RunConfig) -> RunPlan:
     out = Path(config.out) if config.out is not None else default_out(config)
     configurations = check_directory(out, config, append=config.append)
     return RunPlan(config, out, cases, guards, configurations, guard_paths)
+
+
+def _select(config: RunConfig) -> list[Case]:
+    """The run's cases. The need-to-know suite builds only those (each case is seeded on its own);
+    other suites are loaded whole, then selected."""
+    if config.suite == NTK_SUITE and config.source is None:
+        from ..cases.need_to_know.generator import N_CASES, domain_of, generate_cases
+
+        domains = [domain_of(i).label for i in range(N_CASES)]
+        return generate_cases(config.seed, select_indices(domains, NTK_SUITE, config))
+    try:
+        suite = load_suite(config.suite, source=config.source, seed=config.seed)
+    except (SuiteError, OSError) as e:
+        raise UsageError(str(e)) from None
+    return select_cases(suite, config)
 
 
 def _plan_acquisition(config: RunConfig) -> RunPlan:
@@ -335,8 +348,8 @@ def run_benchmark(
 ) -> RunResult:
     """Plan (:func:`plan_run`), then run every task not yet done under the directory's lock.
 
-    ``task_hook(case, agent_spec, guard_name)`` (``--executor ray`` only) runs in the worker
-    before each case-run: a seam for fault injection in tests."""
+    ``task_hook(case, agent_spec, guard_name)`` (``--executor ray`` and worker processes only)
+    runs in the worker before each case-run: a seam for fault injection in tests."""
     plan = plan_run(config)
     plan.out.mkdir(parents=True, exist_ok=True)
     with RunLock(plan.out):
@@ -370,6 +383,7 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
                 scorers[case.id] = CaseScorer(case)
             return scorers[case.id]
 
+    recorders = Recorders()
     audit = AuditLog(out / "audit.sqlite")
     acq_scorer, files_dir = _acq_resources(config)
     exp_scorer = _exp_scorer(config)
@@ -391,7 +405,7 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
             record = execute_case(
                 case, make_agent(agent_spec, **plan.agent_options), agent_spec,
                 plan.guards[guard_name], audit=audit, scorer=scorer(case), seed=config.seed,
-                run_id=run_id, tracer_provider=provider)
+                run_id=run_id, tracer_provider=provider, recorders=recorders)
         writer.write(record)
         if on_record is not None:
             on_record(record)
@@ -408,6 +422,11 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
     try:
         if config.executor == "ray":
             _run_on_ray(plan, tasks, run_id, store, progress, task_hook)
+        elif config.workers > 1 and config.suite not in (ACQ_SUITE, EXP_SUITE):
+            from ._pool import run_in_processes
+
+            run_in_processes(tasks, _worker_spec(plan, run_id, task_hook), store,
+                             workers=config.workers, progress=progress)
         else:
             run_local(tasks, one, config.workers, progress)
     finally:
@@ -445,16 +464,23 @@ def _exp_scorer(config: RunConfig) -> Any:
     return ExpScorer()
 
 
+def _worker_spec(plan: RunPlan, run_id: str,
+                 hook: Callable[[Case, str, str], None] | None) -> Any:
+    """What a case-run away from the driver needs besides its case (:mod:`._remote`)."""
+    from tpguard import __version__
+
+    from ._remote import WorkerSpec
+
+    c = plan.config
+    return WorkerSpec(plan.agent_options, c.guard_knows_variants, c.presidio_model, c.seed, run_id,
+                      __version__, hook=hook)
+
+
 def _run_on_ray(plan: RunPlan, tasks: list[tuple[Case, str, str]], run_id: str,
                 store: Callable[[Any], None], progress: bool,
                 hook: Callable[[Case, str, str], None] | None) -> None:
     from ._ray import run_on_ray
-    from ._remote import WorkerSpec
 
     c = plan.config
-    from tpguard import __version__
-
-    spec = WorkerSpec(plan.agent_options, c.guard_knows_variants, c.presidio_model, c.seed, run_id,
-                      __version__, hook=hook)
-    run_on_ray(tasks, spec, store, progress=progress, address=c.ray_address,
-               num_cpus=c.ray_num_cpus, max_concurrency=c.max_concurrency)
+    run_on_ray(tasks, _worker_spec(plan, run_id, hook), store, progress=progress,
+               address=c.ray_address, num_cpus=c.ray_num_cpus, max_concurrency=c.max_concurrency)
