@@ -15,6 +15,7 @@ slot, and after a refusal does what a small real model was recorded doing (docs/
 from __future__ import annotations
 
 import ast
+import json
 from importlib.util import find_spec
 from typing import Any
 
@@ -167,3 +168,39 @@ def test_instrumentor_refuses_every_enforce_variant() -> None:
     for name in ("enforce", "enforce:then-redact", "enforce:message"):
         with pytest.raises(ValueError, match="cannot act through smolagents-instrumentor"):
             check_guard_path(agent, name)
+
+
+@needs_smolagents
+def test_the_rewrite_reaches_a_real_http_client() -> None:
+    """smolagents' ``OpenAIServerModel`` over the loopback OpenAI-compatible server: the request
+    after the block carries the rewritten call, which the "model" copies."""
+    from tpguard.testing.openai_server import ScriptedOpenAIServer
+
+    case = parity_cases()[0]
+    copier = Copier(case)
+
+    def text(message: dict[str, Any]) -> str:
+        content = message.get("content")
+        parts = content if isinstance(content, list) else [{"text": content or ""}]
+        return "".join(str(p.get("text", "")) for p in parts)
+
+    def turn(request: dict[str, Any]) -> Any:
+        shown = [text(m) for m in request["messages"] if text(m).startswith("Calling tools:")]
+        last = None
+        if shown:
+            c = ast.literal_eval(shown[-1].removeprefix("Calling tools:\n"))[0]["function"]
+            last = (c["name"], c["arguments"])
+        nxt = copier.next("tpguard" in text(request["messages"][-1]), last)
+        return ([{"name": "final_answer", "arguments": {"answer": DONE}}] if nxt is None
+                else [{"name": nxt[0], "arguments": nxt[1]}])
+
+    with ScriptedOpenAIServer(turn) as server:
+        agent = make_agent("smolagents:scripted", base_url=server.base_url, api_key="test")
+        with AuditLog(":memory:") as audit:
+            record = run_case(case, agent, "enforce", audit, "http")
+        requests = server.requests
+    assert record["result"]["error"] is None, record["result"]
+    assert [a["action"] for a in record["attempts"]][-2:] == ["block", "allow"]
+    _, leaky_text = _leaky(case)
+    after_block = json.dumps(requests[len(case.ground_truth):])
+    assert json.dumps(leaky_text)[1:-1] not in after_block
