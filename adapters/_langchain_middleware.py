@@ -15,6 +15,15 @@ With ``exits=True`` it also guards what the model says to the requester (exposur
 model call tagged ``nostream`` so a ``messages`` stream relays the guarded message, not the
 model's tokens.
 
+After a block (``rewrite_blocked=True``, the default) the model is shown a call it can resend
+(issue 31; :mod:`tpguard._feedback`): the refusal ``ToolMessage`` says, in one sentence, which
+argument parts tpguard replaced with placeholders, and ``before_model`` rewrites the blocked call
+in the ``AIMessage`` that made it (same message id, so the state's ``add_messages`` replaces it)
+to its placeholder form before the model is called again — the withheld value leaves the
+conversation, and the model's own last call is one the guard allows. The placeholder arguments
+ride on the refusal's ``artifact`` (never sent to a model; value-free); each rewrite is a
+``tpguard.call_rewritten`` event on the blocked call's span.
+
 Its hook runs in a LangSmith trace record no payload (``trace_policy``: the raw, pre-guard
 arguments would otherwise be their inputs) unless the guard itself records raw arguments.
 """
@@ -22,21 +31,24 @@ arguments would otherwise be their inputs) unless the guard itself records raw a
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
+from tpguard._feedback import record_rewrite
 from tpguard.guard import Decision, Guard, Interception
 from tpguard.policy import ToolSpec
 
 from ._langchain_args import as_spec, injected_keys, model_arguments, tool_schema
 from ._langchain_exit import guarded_response, unstreamed
+from ._rewrite import changed_leaves, rewrite_text
 
 __all__ = ["PurposeBoundMiddleware"]
 
@@ -53,6 +65,8 @@ except ImportError:  # older versions have no hook to shape; docs/langchain.md s
 _log = logging.getLogger("tpguard")
 _names = itertools.count(1)
 Result = ToolMessage | Command[Any]
+#: key of a refusal ``ToolMessage``'s artifact holding the blocked call's placeholder arguments
+REWRITE_ARTIFACT = "tpguard_rewrite"
 
 
 class PurposeBoundMiddleware(AgentMiddleware):
@@ -72,6 +86,11 @@ class PurposeBoundMiddleware(AgentMiddleware):
     ``recipient`` names who reads them (default: the session's requester, :meth:`Guard.requester`),
     and ``Auth(recipient, atom)`` of the policy/session decides each atom — audit records, redact
     rewrites the message text, enforce replaces it with a value-free refusal.
+
+    ``rewrite_blocked=True`` (default): a call blocked for a forbidden atom is rewritten in the
+    conversation to its placeholder form and the refusal asks the model to send it again as it
+    now stands (see the module docstring); ``False`` keeps the call as the model wrote it and
+    answers with the guard's refusal message alone.
     """
 
     def __init__(
@@ -82,6 +101,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
         name: str | None = None,
         exits: bool = False,
         recipient: str | None = None,
+        rewrite_blocked: bool = True,
     ) -> None:
         super().__init__()
         if not isinstance(guard, Guard):
@@ -94,6 +114,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
         self._injected: dict[str, tuple[int, frozenset[str]]] = {}
         self.exits = exits
         self.recipient = recipient
+        self.rewrite_blocked = rewrite_blocked
         if guard.recording != "raw" and _NO_PAYLOAD is not None:  # as the guard's own spans
             self.trace_policy = _NO_PAYLOAD
 
@@ -116,7 +137,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
         spec, arguments, call_id = self._prepare(request)
         with self.guard.intercept(spec, arguments, call_id=call_id) as call:
             if call.decision.blocked:
-                return _blocked_message(request, call.decision)
+                return self._refusal(request, spec, arguments, call)
             return _filtered(request, call, handler(_apply(request, call.decision)))
 
     async def awrap_tool_call(
@@ -127,8 +148,31 @@ class PurposeBoundMiddleware(AgentMiddleware):
         spec, arguments, call_id = self._prepare(request)
         with self.guard.intercept(spec, arguments, call_id=call_id) as call:
             if call.decision.blocked:
-                return _blocked_message(request, call.decision)
+                return self._refusal(request, spec, arguments, call)
             return _filtered(request, call, await handler(_apply(request, call.decision)))
+
+    # -- feedback after a block (issue 31) ------------------------------------------------------
+    def _refusal(self, request: ToolCallRequest, spec: ToolSpec, arguments: Any,
+                 call: Interception) -> ToolMessage:
+        """The refusal ``ToolMessage``; with ``rewrite_blocked``, it carries the placeholder call
+        (artifact) that :meth:`before_model` puts in place of the blocked one."""
+        decision = call.decision
+        if not (self.rewrite_blocked and decision.forbidden and isinstance(arguments, Mapping)):
+            return _blocked_message(request, decision)
+        placeholder = self.guard.placeholder_call(spec, arguments)
+        if placeholder is None or not isinstance(placeholder.arguments, Mapping):
+            return _blocked_message(request, decision)
+        record_rewrite(call.span, placeholder, "langchain-messages")
+        args = {**(request.tool_call.get("args") or {}), **placeholder.arguments}
+        return ToolMessage(content=placeholder.rewrite_message(), name=request.tool_call.get("name"),
+                           tool_call_id=request.tool_call.get("id") or "", status="error",
+                           artifact={REWRITE_ARTIFACT: args})
+
+    def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        return _rewritten_calls(state.get("messages") or ()) if self.rewrite_blocked else None
+
+    async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
+        return self.before_model(state, runtime)
 
     # -- the exit hooks (exposure stage) ----------------------------------------------------------
     # ``wrap_model_call`` rather than ``after_model``: the guarded text replaces the model's reply
@@ -177,6 +221,69 @@ class PurposeBoundMiddleware(AgentMiddleware):
             _log.error("tpguard: could not prepare a call to %s (%s)", name, type(e).__qualname__)
             spec, arguments = self.guard.tool_spec(name), raw
         return spec, arguments, call.get("id")
+
+
+def _rewritten_calls(messages: Any) -> dict[str, Any] | None:
+    """The ``AIMessage`` whose calls were refused with a placeholder call, rewritten (same id).
+    Only the last model turn is read: the tool messages after the last ``AIMessage`` — older
+    turns were rewritten before the model saw them. O(last turn)."""
+    rewrites: dict[str, dict[str, Any]] = {}
+    ai: AIMessage | None = None
+    for m in reversed(messages):
+        if isinstance(m, AIMessage):
+            ai = m
+            break
+        if isinstance(m, ToolMessage) and isinstance(m.artifact, Mapping) and m.tool_call_id:
+            args = m.artifact.get(REWRITE_ARTIFACT)
+            if isinstance(args, Mapping):
+                rewrites[m.tool_call_id] = dict(args)
+    if ai is None or not rewrites:
+        return None
+    new = _rewrite_ai(ai, rewrites)
+    return None if new is None else {"messages": [new]}
+
+
+def _rewrite_ai(ai: AIMessage, rewrites: Mapping[str, dict[str, Any]]) -> AnyMessage | None:
+    pairs: list[tuple[str, str]] = []
+    calls = []
+    for tc in ai.tool_calls:
+        args = rewrites.get(tc.get("id") or "")
+        if args is not None and args != tc.get("args"):
+            pairs.extend(changed_leaves(tc.get("args"), args))
+            tc = {**tc, "args": args}
+        calls.append(tc)
+    if not pairs:
+        return None
+    content: Any = ai.content
+    if isinstance(content, str):
+        content = rewrite_text(content, pairs)
+    elif isinstance(content, list):
+        content = [_rewrite_block(b, pairs, rewrites) for b in content]
+    extra = dict(ai.additional_kwargs)
+    if isinstance(extra.get("tool_calls"), list):  # the provider's raw calls (OpenAI wire form)
+        extra["tool_calls"] = [_rewrite_raw(c, rewrites) for c in extra["tool_calls"]]
+    extra.pop("function_call", None)
+    return ai.model_copy(update={"tool_calls": calls, "content": content, "additional_kwargs": extra})
+
+
+def _rewrite_block(block: Any, pairs: list[tuple[str, str]], rewrites: Mapping[str, Any]) -> Any:
+    if isinstance(block, str):
+        return rewrite_text(block, pairs)
+    if not isinstance(block, Mapping):
+        return block
+    if block.get("id") in rewrites and "input" in block:  # a provider's tool_use block
+        return {**block, "input": rewrites[block["id"]]}
+    if isinstance(block.get("text"), str):
+        return {**block, "text": rewrite_text(block["text"], pairs)}
+    return block
+
+
+def _rewrite_raw(raw: Any, rewrites: Mapping[str, Any]) -> Any:
+    if not isinstance(raw, Mapping) or raw.get("id") not in rewrites:
+        return raw
+    function = dict(raw.get("function") or {})
+    function["arguments"] = json.dumps(rewrites[raw["id"]])
+    return {**raw, "function": function}
 
 
 def _apply(request: ToolCallRequest, decision: Decision) -> ToolCallRequest:

@@ -8,7 +8,9 @@ sanitize_inputs_outputs=True)`` → ``Tool.__call__`` → ``self.forward``. Both
 A blocked call *returns* the guard's message (no private values, names the atom types and fields)
 instead of raising: generated code could swallow an exception, and smolagents would copy the raw
 arguments into the error text it logs and shows. The model sees the message as the observation of
-that call and can retry with less.
+that call and can retry with less. On an agent with :func:`~._smolagents_feedback.rewrite_blocked_calls`
+installed, a call blocked for a forbidden atom is instead answered with the placeholder form's
+message and rewritten in the agent's memory (issue 31).
 """
 
 from __future__ import annotations
@@ -19,10 +21,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from tpguard import Guard
+from tpguard._feedback import record_rewrite
+from tpguard.guard import Interception
 from tpguard.policy import Sink, ToolSpec
 
 from ._smolagents_bind import bind_call, spec_for_tool
 from ._smolagents_context import current_call_id, propagate_context
+from ._smolagents_feedback import FEEDBACK_ATTR, FeedbackSlot
 
 __all__ = ["GUARDED_ATTR", "guard_tool", "guarded_spec"]
 
@@ -36,14 +41,30 @@ def guarded_spec(tool: Any) -> ToolSpec | None:
     return spec if isinstance(spec, ToolSpec) else None
 
 
+def _refusal(guard: Guard, spec: ToolSpec, arguments: dict[str, Any], call: Interception,
+             slot: FeedbackSlot) -> Any:
+    """The guard's message; with an agent that rewrites blocked calls, the placeholder call is
+    handed to it and the model is told its call now stands rewritten."""
+    ledger = slot.ledger
+    if ledger is None or not call.decision.forbidden:
+        return call.decision.message
+    placeholder = guard.placeholder_call(spec, arguments)
+    if placeholder is None or not isinstance(placeholder.arguments, dict):
+        return call.decision.message
+    ledger.add(spec.name, arguments, placeholder)
+    record_rewrite(call.span, placeholder, "smolagents-memory")
+    return placeholder.rewrite_message()
+
+
 def _guarded_forward(
-    original: Callable[..., Any], inputs: dict[str, Any], spec: ToolSpec, guard: Guard
+    original: Callable[..., Any], inputs: dict[str, Any], spec: ToolSpec, guard: Guard,
+    slot: FeedbackSlot,
 ) -> Callable[..., Any]:
     def forward(*args: Any, **kwargs: Any) -> Any:
         bound = bind_call(inputs, args, kwargs)
         with guard.intercept(spec, bound.arguments, call_id=current_call_id()) as call:
             if call.decision.blocked:
-                return call.decision.message
+                return _refusal(guard, spec, bound.arguments, call, slot)
             new_args, new_kwargs = bound.call_args(call.arguments)
             return call.check_result(original(*new_args, **new_kwargs))
 
@@ -94,8 +115,10 @@ def guard_tool(
     original = tool.__dict__.get(_ORIGINAL_ATTR) or guarded.forward  # re-guarding wraps the tool
     if name is not None:
         guarded.name = name
-    guarded.forward = _guarded_forward(original, dict(tool.inputs), spec, guard)
+    slot = FeedbackSlot()
+    guarded.forward = _guarded_forward(original, dict(tool.inputs), spec, guard, slot)
     setattr(guarded, _ORIGINAL_ATTR, original)
+    setattr(guarded, FEEDBACK_ATTR, slot)
     setattr(guarded, GUARDED_ATTR, spec)
     propagate_context(pin=True)
     return guarded

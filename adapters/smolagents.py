@@ -36,6 +36,14 @@ output, last value and error message of each step) — against the policy's reci
                        disclosures=Disclosure.allow_atoms("patient:P-1", own_atoms)):
         answer = agent.run("...")
 
+Give a ``ToolCallingAgent`` feedback it can act on after a block (issue 31): the blocked call is
+rewritten in the agent's memory to its placeholder form and the model is asked to send it again
+as it now stands (``tpguard.call_rewritten`` span event)::
+
+    from tpguard.adapters.smolagents import rewrite_blocked_calls
+
+    agent = rewrite_blocked_calls(ToolCallingAgent(tools=[team_handoff], model=model))
+
 Not covered: remote executors (``CodeAgent(executor_type="docker" | "e2b" | "modal" | "blaxel" |
 …)``, the wasm/pyodide executor) rebuild tools from source in a sandbox, outside this process —
 neither ``@purpose_bound`` nor the instrumentor sees those calls.
@@ -45,6 +53,7 @@ from __future__ import annotations
 
 from ._smolagents_context import current_call_id, propagate_context, restore_context
 from ._smolagents_exit import guard_agent
+from ._smolagents_feedback import rewrite_blocked_calls
 from ._smolagents_instrumentor import (
     SUPPORTED_VERSIONS,
     SmolagentsInstrumentor,
@@ -64,4 +73,5 @@ __all__ = [
     "guarded_spec",
     "propagate_context",
     "restore_context",
+    "rewrite_blocked_calls",
 ]

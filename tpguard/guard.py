@@ -61,6 +61,7 @@ from ._decision import (
     scope_summary,
 )
 from ._exit import denied, inspect_exit, recipient_label
+from ._feedback import PlaceholderCall, Refusals, placeholder_call, record_escalation
 from ._leaves import CallView, LeafTable, RebuildError
 from ._limits import DEFAULT_LIMITS, Limits, Problem
 from ._narrow import narrow
@@ -121,7 +122,9 @@ class Guard:
     ``max_finding_events`` caps them per span (``None``: uncapped). ``record_arguments`` says
     whether spans carry the arguments (default ``"none"``: content capture is opt-in) and
     ``openinference=True`` (or ``TPGUARD_OPENINFERENCE=1``) adds OpenInference's names for
-    Phoenix-style UIs (docs/telemetry.md).
+    Phoenix-style UIs (docs/telemetry.md). ``escalate="redact"`` (``enforce`` only) blocks a call
+    first and rewrites, as ``redact`` would, a later call to the same tool that carries only atom
+    types it was already refused in this session (``tpguard.escalated`` span event).
     """
 
     def __init__(
@@ -139,9 +142,13 @@ class Guard:
         max_finding_events: int | None = DEFAULT_FINDING_EVENTS,
         finding_events: FindingEvents = "none",
         openinference: bool | None = None,
+        escalate: Mode | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)} (got {mode!r})")
+        if escalate not in (None, "redact") or (escalate is not None and mode != "enforce"):
+            raise ValueError(f"escalate={escalate!r}: only mode='enforce' escalates, and only to "
+                             "'redact' (block first; rewrite a call that repeats a refused one)")
         if finding_events not in FINDING_EVENTS:
             raise ValueError(f"finding_events must be one of {', '.join(FINDING_EVENTS)} "
                              f"(got {finding_events!r})")
@@ -152,6 +159,8 @@ class Guard:
         self.limits: Limits = limits or DEFAULT_LIMITS
         self.max_finding_events = max_finding_events
         self.finding_events: FindingEvents = finding_events
+        self.escalate: Mode | None = escalate
+        self._refusals = Refusals()
         self._id = next(_ids)
         self._fuzzy = fuzzy
         self._pii = pii
@@ -254,6 +263,8 @@ class Guard:
     def _decide(self, spec: ToolSpec, arguments: Any, mode: Mode) -> tuple[Decision, CallView | None]:
         try:
             decision, call = self._check(spec, arguments, mode)
+            if decision.forbidden and decision.blocked and mode == "enforce" and self.escalate:
+                decision, call = self._escalated(spec, arguments, decision, call)
             decision = self._narrowed(spec, decision, mode)
             if spec.exit is not None and not decision.blocked:
                 decision = self._tool_exit(spec, decision, mode)
@@ -311,6 +322,39 @@ class Guard:
         msg = f"tpguard replaced {types} in {fields} with placeholders before calling {spec.name}."
         return Decision(spec.name, mode, "redact", found_all, forbidden, rewritten, message=msg,
                         session_id=sess.id), call
+
+    def _escalated(self, spec: ToolSpec, arguments: Any, decision: Decision,
+                   call: CallView) -> tuple[Decision, CallView]:
+        """``escalate="redact"``: the first call carrying some withheld types is blocked; one that
+        sends the same tool only types it was already refused (in this session) is decided as
+        ``redact`` would decide it — free text rewritten, a structured leak still blocked."""
+        sess = self._session()
+        if not self._refusals.repeat(sess, spec.name, (f.atom_type for f in decision.forbidden)):
+            return decision, call
+        escalated, view = self._check(spec, arguments, self.escalate or "redact")
+        if escalated.redacted and escalated.message:
+            escalated = replace(escalated, message=f"{escalated.message} (sent again after tpguard "
+                                "withheld it: rewritten this time)")
+        return escalated, view
+
+    def placeholder_call(self, tool: str | ToolSpec, arguments: Any) -> PlaceholderCall | None:
+        """The call in its value-free form: every forbidden atom (free text *and* structured
+        fields) replaced by its session placeholder — what an adapter may show the model as its own
+        call after a block (:mod:`tpguard._feedback`). ``None`` when the call carries no forbidden
+        atom or cannot be rewritten. Decides and records nothing; never raises. O(size of the call)."""
+        spec = self.tool_spec(tool)
+        try:
+            sess = self._session()
+            decision, call = self._check(spec, arguments, "audit")
+            if not decision.forbidden:
+                return None
+            rewritten = self._redact(sess, spec, call, sess.scanner())
+            if rewritten is None:
+                return None
+            return placeholder_call(spec.name, rewritten, decision.forbidden, sess.placeholder)
+        except Exception as e:
+            _log.error("tpguard: could not rewrite a call to %s (%s)", spec.name, type(e).__qualname__)
+            return None
 
     def _narrowed(self, spec: ToolSpec, decision: Decision, mode: Mode) -> Decision:
         """The request cut to the tool's acquisition scope (enforce/redact), or the over-broad
@@ -624,6 +668,8 @@ class _Intercept:
                                 guard.finding_events, guard.openinference)
                 if decision.exit is not None:
                     record_exit(span, decision.exit, own_span=False)
+                if decision.mode != (mode or guard.mode):
+                    record_escalation(span, mode or guard.mode, decision.mode)
         except Exception as e:  # recording must not break the call
             _log.error("tpguard: could not record a span (%s)", type(e).__qualname__)
         return Interception(decision, span, guard, spec, mode, call_id)

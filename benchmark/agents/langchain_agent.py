@@ -13,7 +13,9 @@ The model: an ``init_chat_model`` spec (``openai:gpt-4.1-mini``), an OpenAI-comp
 * ``langchain-decorator`` (default): each tool is wrapped with tpguard's ``guard_tool`` (what
   ``@purpose_bound`` does) — the guard sees the arguments LangChain passes to ``_run``;
 * ``langchain-middleware``: ``PurposeBoundMiddleware`` in ``create_agent(middleware=[…])`` — the
-  guard sees the model's raw tool-call arguments;
+  guard sees the model's raw tool-call arguments; a blocked call is rewritten in the conversation
+  to its placeholder form (issue 31; not under ``enforce:message``). The decorator path cannot
+  rewrite the conversation: there the model reads the refusal message alone;
 * ``gateway``: the runner's gateway decides (``Guard.check`` there), the tools are plain.
 
 On an adapter path the deployer's configuration — each tool's purpose, sink and free-text slots —
@@ -109,7 +111,8 @@ def _guarded(tools: list[GatewayTool], guard: Guard, path: str) -> tuple[list[An
     if path == "langchain-middleware":
         from tpguard.adapters.langchain import PurposeBoundMiddleware
 
-        return list(tools), [PurposeBoundMiddleware(guard)]  # specs: the guard's policy tools
+        rewrite = getattr(guard, "rewrite_blocked", True)  # ``enforce:message``: the message alone
+        return list(tools), [PurposeBoundMiddleware(guard, rewrite_blocked=rewrite)]
     from tpguard.adapters.langchain import guard_tool
 
     wrapped = []

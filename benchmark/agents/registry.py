@@ -65,7 +65,7 @@ def check_guard_path(agent: Agent, guard: str) -> None:
     """Raise ``ValueError`` (one line) when ``guard`` cannot act on ``agent``'s guard path — the
     runner calls it before any case runs. Only the audit-only instrumentor has such a limit."""
     path = getattr(agent, "guard_path", "gateway")
-    if path == "smolagents-instrumentor" and guard in ("enforce", "redact"):
+    if path == "smolagents-instrumentor" and (guard.startswith("enforce") or guard == "redact"):
         raise ValueError(f"guard {guard!r} cannot act through smolagents-instrumentor (tpguard's "
                          "SmolagentsInstrumentor only audits); use smolagents+decorator")
 

@@ -12,7 +12,10 @@ outcome); the instruction is neutral (:mod:`._prompt`), no policy is shown.
 ``guard_path`` — where tpguard decides (issue 12, item 8, "as deployed"):
 
 * ``smolagents-decorator`` (default): each tool is wrapped with tpguard's ``guard_tool`` (what
-  ``@purpose_bound`` does); a withheld call *returns* the guard's message as the observation;
+  ``@purpose_bound`` does); a withheld call *returns* the guard's message as the observation —
+  on a ``ToolCallingAgent``, with ``rewrite_blocked_calls`` (issue 31), the one-sentence fix, and
+  the blocked call is rewritten in the agent's memory to its placeholder form (not under
+  ``enforce:message``);
 * ``smolagents-instrumentor``: ``SmolagentsInstrumentor`` patches smolagents for the run — audit
   only, as the product is (``enforce`` / ``redact`` end the case with ``GuardPathError``). The
   instrumentor patches classes process-wide, so instrumented runs take turns (a lock);
@@ -123,6 +126,12 @@ def smol_model(model: str | Model, base_url: str | None = None, api_key: str | N
     return OpenAIServerModel(model_id=name, api_base=base_url, api_key=api_key, **options)
 
 
+def _rewrites(guard: Guard, code_agent: bool) -> bool:
+    """Whether the run rewrites blocked calls in memory: a ``ToolCallingAgent`` under a guard
+    that asks for it (every enforce variant but ``enforce:message``)."""
+    return not code_agent and guard.mode == "enforce" and getattr(guard, "rewrite_blocked", True)
+
+
 def _watch_repeats(watch: RepeatWatch) -> Any:
     """A step callback that interrupts the agent when its calls repeat (see :mod:`._repeat`)."""
 
@@ -164,7 +173,8 @@ class SmolagentsAgent:
             tools = build_tools(gateway)
             guard = adapter_guard(gateway, self.guard_path)
             scope: Any = contextlib.nullcontext()
-            if guard is not None and self.guard_path == "smolagents-decorator":
+            tools_guarded = guard is not None and self.guard_path == "smolagents-decorator"
+            if guard is not None and tools_guarded:
                 tools = _decorated(tools, guard)
             elif guard is not None:
                 scope = _instrumented(guard, tools)
@@ -172,6 +182,10 @@ class SmolagentsAgent:
             agent = kind(tools=tools, model=self.model, max_steps=self.max_steps,
                          instructions=SYSTEM_PROMPT, verbosity_level=LogLevel.OFF,
                          step_callbacks={ActionStep: _watch_repeats(watch)})
+            if guard is not None and tools_guarded and _rewrites(guard, self.code_agent):
+                from tpguard.adapters.smolagents import rewrite_blocked_calls
+
+                rewrite_blocked_calls(agent)  # after the repeat watch: it sees what the model sent
             with scope:
                 answer = agent.run(case.task)
         except Exception as e:  # a model or framework failure ends this case, not the benchmark

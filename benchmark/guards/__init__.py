@@ -11,13 +11,13 @@ from .baselines import (
     installed_model,
     resolve_presidio_model,
 )
-from .tpguard_modes import Off, TpguardMode, deployment_policy
+from .tpguard_modes import ENFORCE_VARIANTS, Off, TpguardMode, deployment_policy
 
 __all__ = ["AUTO_MODELS", "GUARD_NAMES", "CaseGuard", "GuardAction", "GuardUnderTest",
            "deployment_policy", "installed_model", "make_guard", "resolve_presidio_model"]
 
-GUARD_NAMES = ("off", "audit", "enforce", "redact", "langchain-pii", "presidio-redact",
-               "drop-free-text")
+GUARD_NAMES = ("off", "audit", "enforce", "enforce:message", "enforce:then-redact", "redact",
+               "langchain-pii", "presidio-redact", "drop-free-text")
 
 
 def make_guard(name: str, *, knows_variants: bool = False,
@@ -31,6 +31,8 @@ def make_guard(name: str, *, knows_variants: bool = False,
         return Off()
     if name in ("audit", "enforce", "redact"):
         return TpguardMode(name, knows_variants=knows_variants)
+    if name in ENFORCE_VARIANTS:
+        return TpguardMode("enforce", knows_variants=knows_variants, variant=name)
     if name == "langchain-pii":
         return LangChainPII()
     if name == "presidio-redact":

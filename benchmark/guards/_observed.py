@@ -49,10 +49,13 @@ class ObservedGuard(Guard):
     instrumentor patches every smolagents tool, also those of agents other runner threads drive.
     """
 
-    def __init__(self, policy: PolicyKB, *, mode: Mode, listener: DecisionListener) -> None:
-        super().__init__(policy, mode=mode, tracer_provider=_PROVIDER)
+    def __init__(self, policy: PolicyKB, *, mode: Mode, listener: DecisionListener,
+                 escalate: Mode | None = None) -> None:
+        super().__init__(policy, mode=mode, tracer_provider=_PROVIDER, escalate=escalate)
         self._listener = listener
         self.scoped = False
+        #: whether the agent's adapter rewrites a blocked call in its memory (``enforce:message``: no)
+        self.rewrite_blocked = True
 
     @contextmanager
     def running(self) -> Iterator[None]:

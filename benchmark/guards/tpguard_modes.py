@@ -9,6 +9,13 @@ Where tpguard decides: at the runner's gateway (``process``), or — for framewo
 deployed — inside tpguard's own adapter, which gets an :class:`~._observed.ObservedGuard` from
 :meth:`_TpguardCase.adapter_guard` (same policy, same mode) that reports each decision back to
 the gateway.
+
+Feedback after a block (issue 31): ``enforce`` is measured with the product's default feedback —
+on an adapter path that can rewrite the agent's memory (LangChain's middleware, smolagents'
+``rewrite_blocked_calls`` on a ``ToolCallingAgent``) the blocked call is rewritten to its
+placeholder form. ``enforce:message`` is the earlier feedback (the refusal message alone);
+``enforce:then-redact`` adds ``Guard(escalate="redact")``: block first, rewrite a call that
+repeats a refused one.
 """
 
 from __future__ import annotations
@@ -24,7 +31,11 @@ from .base import GuardAction
 if TYPE_CHECKING:
     from ..cases.schema import Case
 
-__all__ = ["Off", "TpguardMode", "action_of", "deployment_policy"]
+__all__ = ["ENFORCE_VARIANTS", "Off", "TpguardMode", "action_of", "deployment_policy"]
+
+#: ``enforce`` variants by guard name: (escalate, rewrite blocked calls in the agent's memory)
+ENFORCE_VARIANTS: dict[str, tuple[str | None, bool]] = {
+    "enforce": (None, True), "enforce:message": (None, False), "enforce:then-redact": ("redact", True)}
 
 
 def deployment_policy(case: Case, *, knows_variants: bool = False) -> PolicyKB:
@@ -65,8 +76,9 @@ class Off:
 
 
 class _TpguardCase:
-    def __init__(self, guard: Guard) -> None:
+    def __init__(self, guard: Guard, rewrite_blocked: bool = True) -> None:
         self.guard = guard
+        self.rewrite_blocked = rewrite_blocked
 
     def process(self, spec: ToolSpec, arguments: dict[str, Any]) -> GuardAction:
         act = action_of(self.guard.check(spec, arguments))
@@ -75,29 +87,49 @@ class _TpguardCase:
     def adapter_guard(self, listener: DecisionListener) -> ObservedGuard:
         """A fresh guard for tpguard's adapters: this case's policy and mode; every decision it
         takes is passed to ``listener`` (the gateway records it as the attempt)."""
-        return ObservedGuard(self.guard.policy, mode=self.guard.mode, listener=listener)
+        observed = ObservedGuard(self.guard.policy, mode=self.guard.mode, listener=listener,
+                                 escalate=self.guard.escalate)
+        observed.rewrite_blocked = self.rewrite_blocked
+        return observed
+
+
+_DESCRIPTIONS = {
+    "audit": "tpguard, audit mode: records, changes nothing",
+    "enforce": "tpguard, enforce mode: blocks calls carrying forbidden atoms; where the adapter "
+               "can, rewrites the blocked call in the agent's memory to its placeholder form",
+    "enforce:message": "tpguard, enforce mode with the refusal message alone (no memory rewrite)",
+    "enforce:then-redact": "tpguard, enforce mode that rewrites (as redact) a call repeating a "
+                           "refused one; memory rewrite as enforce",
+    "redact": "tpguard, redact mode: placeholders in free text, blocks structured leaks",
+}
 
 
 @dataclass(frozen=True)
 class TpguardMode:
+    """tpguard in ``mode``; ``variant`` names an ``enforce`` variant (:data:`ENFORCE_VARIANTS`)."""
+
     mode: str
     knows_variants: bool = False
+    variant: str | None = None
 
     @property
     def name(self) -> str:
-        return self.mode
+        return self.variant or self.mode
 
     @property
     def description(self) -> str:
-        return {"audit": "tpguard, audit mode: records, changes nothing",
-                "enforce": "tpguard, enforce mode: blocks calls carrying forbidden atoms",
-                "redact": "tpguard, redact mode: placeholders in free text, blocks structured leaks",
-                }[self.mode]
+        return _DESCRIPTIONS[self.name]
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "description": self.description,
-                "knows_variants": self.knows_variants}
+        escalate, rewrite = ENFORCE_VARIANTS.get(self.name, (None, False))
+        out = {"name": self.name, "description": self.description,
+               "knows_variants": self.knows_variants}
+        if self.mode == "enforce":
+            out.update(escalate=escalate, rewrite_blocked=rewrite)
+        return out
 
     def prepare(self, case: Case) -> _TpguardCase:
         policy = deployment_policy(case, knows_variants=self.knows_variants)
-        return _TpguardCase(Guard(policy, mode=self.mode))  # type: ignore[arg-type]
+        escalate, rewrite = ENFORCE_VARIANTS.get(self.name, (None, False))
+        guard = Guard(policy, mode=self.mode, escalate=escalate)  # type: ignore[arg-type]
+        return _TpguardCase(guard, rewrite_blocked=rewrite)

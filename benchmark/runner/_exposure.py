@@ -11,7 +11,9 @@ shares everything else (run directory, lock, records, spans, summary, reports), 
   family) so ``--limit N`` is stratified; ``--quick`` keeps :data:`QUICK_PER_FAMILY` sessions per
   family;
 * agents: ``oracle`` and ``leaky[:PROFILE]`` (:class:`~..agents.exposure.ExpOracleAgent`,
-  :class:`~..agents.exposure.ExpLeakyAgent`);
+  :class:`~..agents.exposure.ExpLeakyAgent`), and framework agents ``langchain:MODEL`` /
+  ``smolagents:MODEL`` (``…:local:NAME`` too; :mod:`..agents.exposure.framework`) answering each
+  request with the session's tools and replying on the reply channel;
 * guards: :mod:`..guards.exposure` (``off``, ``exit:CHANNEL[+…]``, ``exits``, ``enforce``,
   ``redact``, ``return-min``, each told only what the workspace holds; ``oracle-exits`` /
   ``oracle-exit:…``, the paper's App. K sanity check, handed ``S``);
@@ -56,10 +58,15 @@ def check_exp_guard_names(guards: Sequence[str]) -> None:
         raise UsageError(f"--guard: {'; '.join(errors)}")
 
 
-def make_exp_agent(spec: str) -> ExpAgent:
-    """``oracle`` or ``leaky[:PROFILE]``; ``ValueError`` (one line) otherwise."""
+def make_exp_agent(spec: str, **options: Any) -> ExpAgent:
+    """``oracle``, ``leaky[:PROFILE]``, ``langchain:MODEL`` or ``smolagents:MODEL`` (``options``:
+    ``base_url``, ``api_key``, ``code_agent`` for the framework agents); ``ValueError`` (one line)
+    otherwise."""
     from ..agents.exposure import PROFILES, ExpLeakyAgent, ExpOracleAgent
+    from ..agents.exposure.framework import is_framework_spec, make_framework_agent
 
+    if is_framework_spec(spec):
+        return make_framework_agent(spec, **options)
     kind, _, profile = spec.partition(":")
     if kind == "oracle" and not profile:
         return ExpOracleAgent()
@@ -69,15 +76,15 @@ def make_exp_agent(spec: str) -> ExpAgent:
                              f"{', '.join(PROFILES)}")
         return ExpLeakyAgent(profile or "default")
     raise ValueError(f"{spec!r} is not an exposure agent; choose from oracle, "
-                     f"leaky[:{'|'.join(PROFILES)}]")
+                     f"leaky[:{'|'.join(PROFILES)}], langchain:MODEL, smolagents:MODEL")
 
 
-def check_exp_agents(agents: Sequence[str]) -> dict[str, str]:
+def check_exp_agents(agents: Sequence[str], **options: Any) -> dict[str, str]:
     """Every ``--agent`` must be an exposure agent; returns spec → where the guard decides."""
     for spec in agents:
         try:
-            make_exp_agent(spec)
-        except ValueError as e:
+            make_exp_agent(spec, **options)
+        except (ValueError, ImportError) as e:
             raise UsageError(f"--agent: {e}") from None
     return dict.fromkeys(agents, "session wrap")
 
@@ -138,6 +145,7 @@ def _record(case: ExpCase, agent: str, guard: str, seed: int) -> dict[str, Any]:
 def execute_exp_case(
     case: ExpCase, agent_spec: str, guard: ExpGuardUnderTest, *, scorer: ExpScorer, seed: int,
     run_id: str, tracer_provider: TracerProvider | None, audit: AuditLog | None = None,
+    agent_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run and score one exposure session-run; the record's ``error`` is ``None`` when measured.
 
@@ -153,7 +161,7 @@ def execute_exp_case(
     record = _record(case, agent_spec, guard.name, seed)
     error: dict[str, Any] | None = None
     try:
-        agent = make_exp_agent(agent_spec)
+        agent = make_exp_agent(agent_spec, **(agent_options or {}))
         with agent_run_span(tracer_provider, agent_spec, run_id=run_id, case_id=case.id,
                             attributes={GUARD_ATTR: guard.name}):
             run = run_session(agent, case, seed=seed, guard=guard.name,
@@ -172,7 +180,8 @@ def execute_exp_case(
         {"turn": o.turn, "channel": o.channel, "recipient": o.recipient, "tool": o.tool,
          "status": o.status, "visible": o.visible} for o in run.observations]}
     record["result"] = {"completed": run.completed, "turns": run.turns, "error": run.error,
-                        "requester": run.requester, "model_calls": 0, "agent": agent.name}
+                        "requester": run.requester, "agent": agent.name,
+                        "model_calls": getattr(agent, "model_calls", 0)}
     try:
         ev = ExpEvidence.from_session(run, final_channel=reply_channel(case.channels),
                                       agent=agent_spec, guard=guard.name, suite=case.suite)

@@ -251,7 +251,8 @@ def _plan_acquisition(config: RunConfig) -> RunPlan:
 
 def _plan_exposure(config: RunConfig) -> RunPlan:
     """The exposure suite's plan (:mod:`._exposure`): its agents, sessions and guards."""
-    guard_paths = check_exp_agents(config.agents)
+    preflight(config.agents, base_url=config.base_url, api_key=config.api_key)  # keys, endpoints
+    guard_paths = check_exp_agents(config.agents, **_exp_agent_options(config))
     cases = select_exp_cases(config)
     if not cases:
         raise UsageError("no sessions selected (check --domains / --limit)")
@@ -259,6 +260,10 @@ def _plan_exposure(config: RunConfig) -> RunPlan:
     out = Path(config.out) if config.out is not None else default_out(config)
     configurations = check_directory(out, config, append=config.append)
     return RunPlan(config, out, cases, guards, configurations, guard_paths)  # type: ignore[arg-type]
+
+
+def _exp_agent_options(config: RunConfig) -> dict[str, Any]:
+    return {"base_url": config.base_url, "api_key": config.api_key, "code_agent": config.code_agent}
 
 
 def _detector(config: RunConfig) -> dict[str, Any]:
@@ -393,7 +398,8 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
         if config.suite == EXP_SUITE:
             record = execute_exp_case(
                 case, agent_spec, plan.guards[guard_name], scorer=exp_scorer,  # type: ignore[arg-type]
-                seed=config.seed, run_id=run_id, tracer_provider=provider, audit=audit)
+                seed=config.seed, run_id=run_id, tracer_provider=provider, audit=audit,
+                agent_options=_exp_agent_options(config))
         elif config.suite == ACQ_SUITE:
             record = execute_acq_case(
                 case, agent_spec, plan.guards[guard_name], files_dir=files_dir,  # type: ignore[arg-type]

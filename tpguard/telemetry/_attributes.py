@@ -100,3 +100,13 @@ OPENINFERENCE_SESSION_ID: Final = "session.id"
 OPENINFERENCE_PROJECT_NAME: Final = "openinference.project.name"
 TPGUARD_RUN_ID: Final = "tpguard.run.id"
 TPGUARD_CASE_ID: Final = "tpguard.case.id"
+
+#: feedback after a block (issue 31): the adapter rewrote the blocked call in the agent's memory
+TPGUARD_CALL_REWRITTEN_EVENT: Final = "tpguard.call_rewritten"
+REWRITE_WHERE: Final = "tpguard.rewrite.where"
+REWRITE_PATHS: Final = "tpguard.rewrite.paths"
+REWRITE_ATOM_TYPES: Final = "tpguard.rewrite.atom_types"
+#: ``Guard(escalate=...)``: a repeated refused call decided in the escalation mode
+TPGUARD_ESCALATED_EVENT: Final = "tpguard.escalated"
+ESCALATION_FROM: Final = "tpguard.escalation.from"
+ESCALATION_TO: Final = "tpguard.escalation.to"

@@ -1,0 +1,127 @@
+"""``rewrite_blocked_calls``: feedback a smolagents ``ToolCallingAgent`` can act on after a block.
+
+Issue 31 (:mod:`tpguard._feedback`): a guarded tool's refusal is the observation of the blocked
+call, and the agent's memory still holds that call — withheld value included — as the model's own
+last turn, which a small model then copies. With this installed, a tool wrapped by
+:func:`~._smolagents_tool.guard_tool` that blocks a call for a forbidden atom
+
+1. notes the call's value-free placeholder form (:meth:`Guard.placeholder_call`) in the agent's
+   :class:`BlockedCalls`, records a ``tpguard.call_rewritten`` event on the call's span, and
+   answers with one sentence saying which parts were replaced and to send the call again as it
+   now stands;
+2. at the end of the step, a step callback rewrites that call in the step's memory — the
+   ``ToolCall`` the next prompt shows as "Calling tools", the model's own tool-call message, and
+   its text output — so the withheld value leaves the agent's memory and the model's own last
+   call is one the guard allows.
+
+``ToolCallingAgent`` only: a ``CodeAgent``'s memory holds code, which is not rewritten. Guarded
+tools shared by several agents report to the agent installed last.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._rewrite import changed_leaves, rewrite_text
+
+if TYPE_CHECKING:
+    from tpguard._feedback import PlaceholderCall
+
+__all__ = ["FEEDBACK_ATTR", "BlockedCalls", "FeedbackSlot", "rewrite_blocked_calls"]
+
+#: Instance attribute of a guarded tool holding its :class:`FeedbackSlot`.
+FEEDBACK_ATTR = "__tpguard_feedback__"
+
+
+def _key(tool: str, arguments: Any) -> str:
+    return json.dumps([tool, arguments], sort_keys=True, default=str)
+
+
+class BlockedCalls:
+    """Blocked calls of one agent awaiting their rewrite in memory (bounded: the oldest go)."""
+
+    def __init__(self, limit: int = 64) -> None:
+        self._lock = threading.Lock()
+        self._calls: OrderedDict[str, PlaceholderCall] = OrderedDict()
+        self._limit = limit
+
+    def add(self, tool: str, arguments: Any, placeholder: PlaceholderCall) -> None:
+        with self._lock:
+            self._calls[_key(tool, arguments)] = placeholder
+            while len(self._calls) > self._limit:
+                self._calls.popitem(last=False)
+
+    def pop(self, tool: str, arguments: Any) -> PlaceholderCall | None:
+        with self._lock:
+            return self._calls.pop(_key(tool, arguments), None)
+
+    def __len__(self) -> int:
+        return len(self._calls)
+
+
+@dataclass(slots=True)
+class FeedbackSlot:
+    """Where a guarded tool reports its blocked calls (``None``: no agent rewrites them)."""
+
+    ledger: BlockedCalls | None = field(default=None)
+
+
+def rewrite_blocked_calls(agent: Any) -> Any:
+    """Install the rewrite on ``agent`` (a ``ToolCallingAgent``) for every tool of it wrapped by
+    ``guard_tool`` / ``@purpose_bound``. Idempotent; returns the agent."""
+    from smolagents import ToolCallingAgent
+    from smolagents.memory import ActionStep
+
+    if not isinstance(agent, ToolCallingAgent):
+        raise TypeError(f"rewrite_blocked_calls takes a smolagents ToolCallingAgent (got "
+                        f"{type(agent).__name__}): a CodeAgent's memory holds code, not calls")
+    ledger = getattr(agent, FEEDBACK_ATTR, None)
+    if ledger is None:
+        ledger = BlockedCalls()
+        setattr(agent, FEEDBACK_ATTR, ledger)
+        agent.step_callbacks.register(ActionStep, _rewrite_step(ledger))
+    for tool in getattr(agent, "tools", {}).values():
+        slot = getattr(tool, "__dict__", {}).get(FEEDBACK_ATTR)
+        if isinstance(slot, FeedbackSlot):
+            slot.ledger = ledger
+    return agent
+
+
+def _rewrite_step(ledger: BlockedCalls) -> Any:
+    def rewrite(step: Any) -> None:
+        if not step.tool_calls or not len(ledger):
+            return
+        rewritten: dict[str, Any] = {}
+        pairs: list[tuple[str, str]] = []
+        for call in step.tool_calls:
+            placeholder = ledger.pop(call.name, call.arguments)
+            if placeholder is None or not isinstance(call.arguments, dict):
+                continue
+            new = {**call.arguments, **placeholder.arguments}
+            pairs.extend(changed_leaves(call.arguments, new))
+            call.arguments = rewritten[call.id] = new
+        if rewritten:
+            _rewrite_message(step, rewritten, pairs)
+
+    return rewrite
+
+
+def _rewrite_message(step: Any, rewritten: dict[str, Any], pairs: list[tuple[str, str]]) -> None:
+    """The model's own reply in the step: its tool calls and its text."""
+    message = step.model_output_message
+    for call in (getattr(message, "tool_calls", None) or ()):
+        new = rewritten.get(call.id)
+        if new is not None:
+            call.function.arguments = new if not isinstance(call.function.arguments, str) else json.dumps(new)
+    if isinstance(getattr(message, "content", None), str):
+        message.content = rewrite_text(message.content, pairs)
+    if isinstance(step.model_output, str):
+        step.model_output = rewrite_text(step.model_output, pairs)
+    elif isinstance(step.model_output, list):
+        step.model_output = [{**b, "text": rewrite_text(b["text"], pairs)}
+                             if isinstance(b, dict) and isinstance(b.get("text"), str) else b
+                             for b in step.model_output]
