@@ -53,7 +53,7 @@ TOOLPRIVACYBENCH = Family(
                 ("combined", ("TaskSuccess", "MT-POI", "SMTC")),
                 ("privacy", ("FOR", "SWLR", "ToolFOR", "LTCR")),
                 ("free text and mid-workflow", ("FreeTextFOR", "FTSlotRate", "MidFOR"))),
-    tpguard=("audit", "enforce", "redact"),
+    tpguard=("audit", "enforce", "redact", "enforce:"),
     glossary=(
         "FOR (forbidden-opportunity rate) — of all (private atom, tool) pairs where the policy "
         "forbids the atom at that tool, the share where it reached the tool; lower is better.",
@@ -74,7 +74,7 @@ ACQUISITION = Family(
                 ("disclosure", ("OLR", "PLR", "HPLR", "DeltaP")),
                 ("joint outcomes", ("CERPositiveProbe", "CERNegativeProbe",
                                     "NoObservedDisclosure"))),
-    tpguard=("audit", "enforce", "redact"),
+    tpguard=("audit", "enforce", "redact", "enforce:"),
     glossary=(
         "TCR (task completion rate) — utility: the share of cases whose completion check passed; "
         "higher is better.",

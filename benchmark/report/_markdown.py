@@ -19,7 +19,7 @@ from ._overview import error_table, no_loss_text, overview, presidio_statement
 from ._refs import ref
 from ._tables import MAIN_GROUPS, Table, fmt
 from ._tradeoff import chart_axes
-from ._verdicts import BASELINE, TPGUARD_MODES
+from ._verdicts import BASELINE, is_tpguard_mode
 
 __all__ = ["caveats", "md_table", "render_markdown", "run_facts"]
 
@@ -141,7 +141,7 @@ def caveats(data: RunData) -> list[str]:
                    "real models do (context collapse, progressive diffusion, free-text "
                    "amplification, reformatted and paraphrased forms); it is not a measurement of "
                    "any LLM.")
-    baselines = [g for g in guards if g != BASELINE and g not in TPGUARD_MODES]
+    baselines = [g for g in guards if g != BASELINE and not is_tpguard_mode(g)]
     if baselines:
         out.append("The baselines (" + ", ".join(f"`{g}`" for g in baselines) + ") are applied "
                    "to tool-call arguments at the runner's gateway, the same interception point "

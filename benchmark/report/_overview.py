@@ -15,7 +15,7 @@ from ._families import present_families
 from ._family_overview import family_overview
 from ._load import RunData
 from ._tables import Table, fmt, ordered_configs
-from ._verdicts import BASELINE, TPGUARD_MODES
+from ._verdicts import BASELINE, is_tpguard_mode
 
 __all__ = ["error_table", "guard_sentences", "inline_html", "loss_summary", "no_loss_text", "overview",
            "what_was_run"]
@@ -94,8 +94,8 @@ def guard_sentences(data: RunData) -> list[tuple[str, str]]:
 def no_loss_text(data: RunData) -> str:
     """What "where tpguard loses" says when nothing was found, naming only guards that ran."""
     guards = list(dict.fromkeys(r["guard"] for r in ordered_configs(data)))
-    modes = [g for g in guards if g in TPGUARD_MODES and g != "audit"]
-    baselines = [g for g in guards if g != BASELINE and g not in TPGUARD_MODES]
+    modes = [g for g in guards if is_tpguard_mode(g) and g != "audit"]
+    baselines = [g for g in guards if g != BASELINE and not is_tpguard_mode(g)]
     if not modes:
         return "no tpguard mode that acts (`enforce`, `redact`) ran in this run."
     named = " or ".join(f"`{g}`" for g in modes)

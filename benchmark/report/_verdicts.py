@@ -16,11 +16,20 @@ from typing import Any
 from ._load import RunData
 from ._tables import Table, fmt, ordered_configs
 
-__all__ = ["BASELINE", "INTERVENING", "TPGUARD_MODES", "comparison_table", "losses"]
+__all__ = ["BASELINE", "INTERVENING", "TPGUARD_MODES", "comparison_table", "is_tpguard_mode", "losses"]
 
 BASELINE = "off"
 TPGUARD_MODES = ("audit", "enforce", "redact")
 INTERVENING = ("enforce", "redact")
+
+
+def is_tpguard_mode(guard: str) -> bool:
+    """tpguard's own modes, with the ``enforce:…`` feedback variants (``enforce:then-redact``)."""
+    return guard in TPGUARD_MODES or guard.startswith("enforce:")
+
+
+def _intervening(guard: str) -> bool:
+    return guard in INTERVENING or guard.startswith("enforce:")
 _TESTED = ("FOR", "TaskSuccess", "MT-POI", "SMTC", "FreeTextFOR")
 
 
@@ -91,7 +100,7 @@ def losses(data: RunData) -> tuple[Table, list[str]]:
     text: list[str] = []
     for r in ordered_configs(data):
         a, s, g = r["agent"], r["suite"], r["guard"]
-        if g not in INTERVENING:
+        if not _intervening(g):
             continue
         base = rows_by.get((a, s, BASELINE))
         if base is not None and (f := r.get("FOR")) and (bf := base.get("FOR")):
@@ -107,7 +116,7 @@ def losses(data: RunData) -> tuple[Table, list[str]]:
                         f"{fmt(bts)} ({fmt(_rel(ts, bts))} %){_ci_note(r, base, 'TaskSuccess')}.")
         for other in ordered_configs(data):
             o = other["guard"]
-            if (other["agent"], other["suite"]) != (a, s) or o == BASELINE or o in TPGUARD_MODES:
+            if (other["agent"], other["suite"]) != (a, s) or o == BASELINE or is_tpguard_mode(o):
                 continue
             for key, better in (("TaskSuccess", 1.0), ("FOR", -1.0)):
                 mine, theirs = r.get(key), other.get(key)

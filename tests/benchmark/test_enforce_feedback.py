@@ -204,3 +204,13 @@ def test_the_rewrite_reaches_a_real_http_client() -> None:
     _, leaky_text = _leaky(case)
     after_block = json.dumps(requests[len(case.ground_truth):])
     assert json.dumps(leaky_text)[1:-1] not in after_block
+
+
+def test_reports_count_the_enforce_variants_as_tpguard_not_as_baselines() -> None:
+    from tpguard.benchmark.report._families import ACQUISITION
+    from tpguard.benchmark.report._verdicts import is_tpguard_mode
+
+    for guard in ("enforce", "enforce:message", "enforce:then-redact", "redact", "audit"):
+        assert is_tpguard_mode(guard) and ACQUISITION.is_tpguard(guard)
+    for guard in ("off", "presidio-redact", "directive", "oracle-exits"):
+        assert not is_tpguard_mode(guard) and not ACQUISITION.is_tpguard(guard)
