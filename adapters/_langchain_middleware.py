@@ -48,7 +48,7 @@ from tpguard.policy import ToolSpec
 
 from ._langchain_args import as_spec, injected_keys, model_arguments, tool_schema
 from ._langchain_exit import guarded_response, unstreamed
-from ._rewrite import changed_leaves, rewrite_text
+from ._rewrite import changed_leaves, placed_arguments, rewrite_text
 
 __all__ = ["PurposeBoundMiddleware"]
 
@@ -163,7 +163,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
         if placeholder is None or not isinstance(placeholder.arguments, Mapping):
             return _blocked_message(request, decision)
         record_rewrite(call.span, placeholder, "langchain-messages")
-        args = {**(request.tool_call.get("args") or {}), **placeholder.arguments}
+        args = placed_arguments(request.tool_call.get("args") or {}, arguments, placeholder.arguments)
         return ToolMessage(content=placeholder.rewrite_message(), name=request.tool_call.get("name"),
                            tool_call_id=request.tool_call.get("id") or "", status="error",
                            artifact={REWRITE_ARTIFACT: args})

@@ -13,7 +13,16 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ["changed_leaves", "rewrite_text"]
+__all__ = ["changed_leaves", "placed_arguments", "rewrite_text"]
+
+
+def placed_arguments(original: Mapping[str, Any], checked: Mapping[str, Any],
+                     placeholder: Mapping[str, Any]) -> dict[str, Any]:
+    """``original`` with every item the guard checked replaced by its placeholder item, in the
+    original order. The placeholder call keeps ``checked``'s shape and order but may rename a key
+    that held an atom, so items are paired by position: a merge by key would keep the raw key."""
+    by_key = dict(zip(checked, placeholder.items(), strict=False))
+    return dict(by_key.get(k, (k, v)) for k, v in original.items())
 
 
 def changed_leaves(old: Any, new: Any) -> Iterator[tuple[str, str]]:

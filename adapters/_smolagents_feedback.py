@@ -26,7 +26,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._rewrite import changed_leaves, rewrite_text
+from ._rewrite import changed_leaves, placed_arguments, rewrite_text
 
 if TYPE_CHECKING:
     from tpguard._feedback import PlaceholderCall
@@ -101,7 +101,7 @@ def _rewrite_step(ledger: BlockedCalls) -> Any:
             placeholder = ledger.pop(call.name, call.arguments)
             if placeholder is None or not isinstance(call.arguments, dict):
                 continue
-            new = {**call.arguments, **placeholder.arguments}
+            new = placed_arguments(call.arguments, call.arguments, placeholder.arguments)
             pairs.extend(changed_leaves(call.arguments, new))
             call.arguments = rewritten[call.id] = new
         if rewritten:

@@ -14,6 +14,7 @@ O(rewritten texts + copied containers) when ``build`` is set.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -114,9 +115,18 @@ def read_as_shown(scan: Scan) -> Scan:
         if shown is None:
             return found
         extra = []
+        # the written text's spans per atom, sorted by start: an overlap test is a bisect, not a
+        # walk over every finding (a table of repeated cells has one finding per cell)
+        spans: dict[str, tuple[list[int], list[int]]] = {}
+        for g in sorted(found, key=lambda g: g.start):
+            starts, ends = spans.setdefault(g.atom_id, ([], []))
+            starts.append(g.start)
+            ends.append(max(g.end, ends[-1]) if ends else g.end)  # running max: any earlier span reaching e
         for f in scan(shown.text, path, free):
             s, e = shown.span(f.start, f.end)
-            if not any(g.atom_id == f.atom_id and g.start < e and s < g.end for g in found):
+            written = spans.get(f.atom_id)
+            k = bisect_left(written[0], e) if written else 0  # written spans starting before e
+            if not (k and written and written[1][k - 1] > s):
                 extra.append(f._replace(start=s, end=e))
         return found + extra if extra else found
 

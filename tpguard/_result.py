@@ -189,23 +189,35 @@ def _structure(view: ResultView, table: LeafTable, scope: AcquisitionScope, argu
 def _atoms(view: ResultView, table: LeafTable, scan: Scan, forbidden_atom: Callable[[Finding], bool],
            placeholder: Operator, texts: dict[int, str], dropped_leaf: set[int], whole: bool,
            build: bool, deliver_all: bool) -> None:
-    """One scan per text as read; a text the structure step rewrote is scanned again (only it)."""
+    """One scan per text as read; a text the structure step rewrote is scanned again (only it).
+    A key that holds an atom is shown as its placeholder in every path under it (findings, scope
+    findings and so spans and messages never carry a value through a path), as at the exit stage."""
+    def verdicts(text: str, path: str) -> list[Finding]:
+        return with_verdicts(scan(text, path, True), lambda f: not forbidden_atom(f), new_finding)
+
+    keys = {i: fs for i, leaf in enumerate(table.leaves) if leaf.is_key and leaf.text
+            and (fs := verdicts(leaf.text, leaf.path))}
+    shown = table.display_paths({i: rewrite_text(table.leaves[i].text, fs, placeholder)
+                                 for i, fs in keys.items()}) if keys else None
     for i, leaf in enumerate(table.leaves):
         if not leaf.text:
             continue
-        found = with_verdicts(scan(leaf.text, leaf.path, True), lambda f: not forbidden_atom(f), new_finding)
+        path = leaf.path if shown is None else shown[i]
+        found = keys[i] if i in keys else verdicts(leaf.text, leaf.path)
+        if path != leaf.path:
+            found = [f._replace(path=path) for f in found]
         view.findings.extend(found)
         if i in dropped_leaf or whole:
             continue
         if i in texts and not deliver_all:
-            found = [f._replace(authorized=not forbidden_atom(f)) for f in scan(texts[i], leaf.path, True)]
+            found = [f._replace(authorized=not forbidden_atom(f)) for f in scan(texts[i], path, True)]
         view.delivered.extend(found)
         bad = [f for f in found if f.authorized is False]
         if bad:
             if build:
                 texts[i] = rewrite_text(texts.get(i, leaf.text), bad, placeholder)
             for f in bad:
-                view.scope.append(ScopeFinding("atom", leaf.path, f"a {f.atom_type} value outside the scope"))
+                view.scope.append(ScopeFinding("atom", path, f"a {f.atom_type} value outside the scope"))
 
 
 def _whole(view: ResultView, scope: AcquisitionScope, arguments: Any) -> None:
@@ -233,7 +245,7 @@ def _text(view: ResultView, scope: AcquisitionScope, leaf: Leaf, marker: Marker 
     text = leaf.text
     pattern = scope.binding.part_pattern
     has_parts = pattern is not None and scope.parts is not None
-    if not has_parts and (marker is None or marker.search(text) is None):
+    if not has_parts and (marker is None or not marker.search(text)):
         return None
     changed = False
     out: list[str] = []

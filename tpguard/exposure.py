@@ -234,7 +234,8 @@ class Exposure:
             if rid is not None:
                 yield self.recipients[rid]
                 continue
-            found = {addr for _, addr in getaddresses([piece]) if addr} | set(_ADDRESS.findall(piece))
+            found = ({addr for _, addr in getaddresses([piece]) if addr} | set(_ADDRESS.findall(piece))
+                     if "@" in piece else {addr for _, addr in getaddresses([piece]) if addr})
             if not found:
                 yield _NOBODY
             for addr in sorted(found):
@@ -274,7 +275,8 @@ class Exposure:
 
 _NOBODY = Recipient(id=UNDECLARED, kind="external")
 _PIECES = re.compile(r"[,;\n]+")
-_ADDRESS = re.compile(r"[^\s<>,;:()\"'\[\]]+@[^\s<>,;:()\"'\[\]]+")
+# anchored at a token start: unanchored, a long run without "@" was retried from every position
+_ADDRESS = re.compile(r"(?<![^\s<>,;:()\"'\[\]])[^\s<>,;:()\"'\[\]]+@[^\s<>,;:()\"'\[\]]+")
 _DEPTH = 4  # how deep a recipient argument is read (a list of records of lists of addresses)
 
 
