@@ -160,8 +160,15 @@ def family_overview(data: RunData, fam: Family) -> list[str]:
     """``[what ran, one sentence per guard …, where tpguard loses]``."""
     rows = family_rows(data.full_summary or data.summary, fam)
     losses = family_losses(fam, rows)
-    loss = ("Where tpguard loses: " + " ".join(losses)) if losses else (
-        f"Where tpguard loses: nowhere in this run — no other guard leaks less ({fam.leak}) or "
-        f"keeps more {fam.utility} than tpguard's, and no tpguard guard costs {fam.utility} "
-        "against `off`.")
+    ran = {r["guard"] for r in rows if r.get("n")}
+    acting = [g for g in ran if fam.is_tpguard(g) and g != "audit"]
+    if losses:
+        loss = "Where tpguard loses: " + " ".join(losses)
+    elif not acting:  # say nothing about guards that did not run
+        loss = "Where tpguard loses: no tpguard guard that acts ran in this run."
+    else:
+        loss = (f"Where tpguard loses: nowhere in this run — no other guard leaks less ({fam.leak}) "
+                f"or keeps more {fam.utility} than tpguard's"
+                + (f", and no tpguard guard costs {fam.utility} against `off`." if BASELINE in ran
+                   else " (`off` did not run: no cost against it is measured)."))
     return [_what_ran(data, fam, rows), *family_sentences(data, fam, rows), loss]

@@ -110,9 +110,10 @@ def run_in_processes(tasks: list[Task], spec: WorkerSpec, write: Callable[[CaseR
         for fut, i in futures.items():
             if i not in done and i > writing and i >= written and fut.done() and not fut.cancelled():
                 done[i] = _results(fut, chunks[i], spec.seed)
-        for i in sorted(done):
-            for run in done[i]:
-                write(run)
+        while written in done:  # only chunks with no gap before them: records keep the order a
+            for run in done.pop(written):  # one-worker run writes (bootstrap intervals follow it);
+                write(run)  # the rest run again on resume
+            written += 1
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)

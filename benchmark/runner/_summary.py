@@ -91,6 +91,7 @@ def summarize_records(records: Iterable[dict[str, Any]], *, bootstrap: int | Non
     """The summary of ``records`` (already deduplicated); ``options`` go to ``summarize``;
     ``bootstrap``/``stats_seed`` (``--bootstrap``, ``--stats-seed``) to every suite's
     summarizer as ``n_resamples``/``seed`` (``None``: its default)."""
+    records = list(records)  # read twice (the rows, then the audit row): a generator would be spent
     totals: Counter[RowKey] = Counter()
     types: dict[RowKey, Counter[str]] = {}
     scores: list[CaseScore] = []

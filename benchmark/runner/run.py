@@ -19,7 +19,7 @@ import os
 import platform
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -431,7 +431,8 @@ def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
         elif config.workers > 1 and config.suite not in (ACQ_SUITE, EXP_SUITE):
             from ._pool import run_in_processes
 
-            run_in_processes(tasks, _worker_spec(plan, run_id, task_hook), store,
+            # no transient-error retries in a worker: the one-worker path makes one attempt too
+            run_in_processes(tasks, replace(_worker_spec(plan, run_id, task_hook), retries=0), store,
                              workers=config.workers, progress=progress)
         else:
             run_local(tasks, one, config.workers, progress)

@@ -197,3 +197,20 @@ def test_oracle_condition_is_labelled_a_sanity_check_and_never_a_guard_result() 
     losses = " ".join(family_losses(EXPOSURE, rows))
     assert "oracle-exits" not in losses  # a ceiling is not a baseline tpguard loses to
     assert "`return-min` leaks less than every tpguard guard" in losses
+
+
+def test_where_tpguard_loses_speaks_only_of_guards_that_ran(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tpguard.benchmark.report import RunData
+    from tpguard.benchmark.report import _family_overview as fo
+    from tpguard.benchmark.report._families import EXPOSURE
+
+    def row(guard: str, ecr: float) -> dict[str, object]:
+        return {"agent": "leaky", "guard": guard, "suite": "exposure", "family": "exposure",
+                "n": 10, "ECR": ecr, "OLF": 0.0, "TCR": 100.0}
+
+    data = RunData(Path("."), {}, [], [], {"rows": []})
+    for rows, said in (([row("off", 90.0), row("oracle-exits", 0.0)], "no tpguard guard that acts ran"),
+                       ([row("exits", 0.0)], "`off` did not run")):
+        monkeypatch.setattr(fo, "family_rows", lambda _summary, _fam, rows=rows: rows)
+        loss = fo.family_overview(data, EXPOSURE)[-1]
+        assert said in loss and "costs TCR against `off`" not in loss
