@@ -63,6 +63,10 @@ class Marker:
 
 
 _LONG = 256
+# A field outside the scope is named in messages and spans only when its name reads like a field
+# name: a key that is a value (a CSV header cell, a record keyed by e-mail or date) is named by its
+# position instead — digits, "@" and long keys never reach a message.
+_PLAIN_FIELD = re.compile(r"[A-Za-z_][A-Za-z_ .-]{0,39}")
 #: format characters (Unicode category Cf: soft hyphen, zero-width, bidi, tags) removed before
 #: markers are matched
 _FORMAT = re.compile("[\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f\u202a-\u202e"
@@ -234,7 +238,7 @@ def _fields(w: _Walk, n: int, node: Node, hits: dict[str, list[Any]]) -> None:
         return
     ok = {fold_key(f) for f in allowed} | w.structural
     keep = {id(r) for refs in hits.values() for r in refs}
-    for ref in node.children:
+    for position, ref in enumerate(node.children):
         slot, kind, target, _ = ref
         if fold_key(slot) in ok or id(ref) in keep:
             if kind == NODE:
@@ -245,7 +249,7 @@ def _fields(w: _Walk, n: int, node: Node, hits: dict[str, list[Any]]) -> None:
         out.drops.add((n, slot))
         if kind == NODE:
             out.dropped_nodes.add(target)
-        name = str(slot)
+        name = str(slot) if _PLAIN_FIELD.fullmatch(str(slot)) else f"#{position + 1}"
         out.findings.append(ScopeFinding("field", f"{node.path}.{name}" if node.path else name,
                                          f"field {name} outside the purpose's fields"))
 

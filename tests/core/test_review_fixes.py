@@ -75,3 +75,16 @@ def test_the_placeholder_call_replaces_a_renamed_key_in_place() -> None:
     assert list(placed) == ["to_id", "[EMAIL_1]", "note"]
     assert not any(re.search("ann.lee", k) for k in placed)
     assert ("ann.lee@example.org", "[EMAIL_1]") in list(changed_leaves(original, placed))
+
+
+def test_a_field_name_that_is_a_value_is_named_by_position() -> None:
+    from tpguard import AcquisitionScope
+
+    scope = AcquisitionScope(fields=("note",))
+    spec = ToolSpec(name="lookup", purpose="look up an order", sink="record", scope=scope)
+    guard = Guard(PolicyKB(tools=(spec,)), mode="enforce")
+    text = "note,DOB 1980-01-01,ann.lee@example.org\nfollow-up,x,y\n"
+    decision = guard.check_result("lookup", {}, text)
+    said = " ".join([decision.message or "", *(f.path for f in decision.scope)])
+    assert "1980" not in said and "ann.lee" not in said
+    assert "#2" in said and decision.action in ("redact", "block")
