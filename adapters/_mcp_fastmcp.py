@@ -58,11 +58,15 @@ class GuardMiddleware(Middleware):
             if decision.blocked:
                 return _tool_result(refusal(decision.message or f"tpguard withheld this call to {params.name}.",
                                             refusal_meta(decision, mode=decision.mode)))
-            if decision.redacted and isinstance(decision.arguments, Mapping):
+            if decision.redacted:
+                if not isinstance(decision.arguments, Mapping):  # nothing to forward but the original
+                    return _tool_result(refusal(f"tpguard withheld this call to {params.name}.",
+                                                refusal_meta(decision, mode=decision.mode)))
                 context = context.copy(message=params.model_copy(update={"arguments": dict(decision.arguments)}))
             result = await call_next(context)
-            if not isinstance(result, ToolResult) or result.is_error:
+            if not isinstance(result, ToolResult):
                 return result
+            # an error result is read like any other: its text may quote what the tool read
             raw = _as_json(result)
             shown = guarded_result(call, raw, params.name)
             return result if shown is raw else _tool_result(shown)

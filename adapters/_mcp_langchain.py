@@ -49,8 +49,9 @@ class GuardInterceptor:
             if decision.redacted and isinstance(decision.arguments, Mapping):
                 request = request.override(args=dict(decision.arguments))
             result = await handler(request)
-            if not isinstance(result, CallToolResult) or result.isError:
-                return result  # a ToolMessage/Command from another interceptor, or the tool's error
+            if not isinstance(result, CallToolResult):
+                return result  # a ToolMessage/Command from another interceptor
+            # the tool's error text is a result too: it may quote what the tool read
             raw = result.model_dump(by_alias=True, exclude_none=True)
             shown = guarded_result(call, raw, request.name)
             return result if shown is raw else CallToolResult.model_validate(shown)

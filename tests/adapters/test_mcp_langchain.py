@@ -52,3 +52,24 @@ async def test_audit_changes_nothing() -> None:
     received: list[tuple[str, dict[str, Any]]] = []
     await run_agent("audit", received)
     assert received == [("team_handoff", LEAKY)]
+
+
+async def test_an_error_result_goes_through_the_result_stage() -> None:
+    from mcp.types import CallToolResult
+
+    from tpguard.testing import SpanCapture
+
+    spans = SpanCapture()
+    interceptor = GuardInterceptor(Guard(POLICY, mode="audit", tracer_provider=spans.provider))  # type: ignore[arg-type]
+
+    class Request:  # what the interceptor reads of langchain-mcp-adapters' MCPToolCallRequest
+        name, args = "team_handoff", {"pickup_id": PICKUP}
+
+    async def handler(request: Any) -> CallToolResult:
+        return CallToolResult.model_validate(
+            {"content": [{"type": "text", "text": f"no pickup for {NAME} at {PHONE}"}], "isError": True})
+
+    out = await interceptor(Request(), handler)
+    assert out.isError
+    [span] = spans.tool_spans()
+    assert "tpguard.result.decision" in (span.attributes or {}), "the error text was read"
