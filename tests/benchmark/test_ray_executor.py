@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from run_compare import stable_spans
 from typer.testing import CliRunner
 
 from tpguard.benchmark.backends import AuditLog
@@ -62,21 +63,6 @@ def _audit(out: Path) -> list[dict[str, Any]]:
         return [{k: v for k, v in row.items() if k != "ts"} for row in audit.rows()]
 
 
-def _spans(out: Path) -> list[str]:
-    """Spans without ids, times and the per-process instance id, in a stable order."""
-    out_ = []
-    for line in (out / "spans.jsonl").read_text().splitlines():
-        s = json.loads(line)
-        for k in ("trace_id", "span_id", "parent_span_id", "start_time_unix_nano",
-                  "end_time_unix_nano"):
-            s.pop(k)
-        s["resource"].pop("service.instance.id", None)
-        for e in s["events"]:
-            e.pop("time_unix_nano")
-        out_.append(json.dumps(s, sort_keys=True))
-    return sorted(out_)
-
-
 def test_ray_run_equals_local_run(tmp_path: Path, ray_instance: Any) -> None:
     local = run_benchmark(_config(tmp_path / "local"), progress=False)
     ray_out = tmp_path / "ray"
@@ -93,8 +79,8 @@ def test_ray_run_equals_local_run(tmp_path: Path, ray_instance: Any) -> None:
 
     assert _records(ray_out) == _records(tmp_path / "local")
     assert _audit(ray_out) == _audit(tmp_path / "local") and _audit(ray_out)
-    ray_spans = _spans(ray_out)
-    assert ray_spans == _spans(tmp_path / "local") and len(ray_spans) > 160
+    ray_spans = stable_spans(ray_out)
+    assert ray_spans == stable_spans(tmp_path / "local") and len(ray_spans) > 160
     parents = [json.loads(x) for x in (ray_out / "spans.jsonl").read_text().splitlines()]
     ids = {s["span_id"] for s in parents}
     assert all(s["parent_span_id"] in ids for s in parents if s["parent_span_id"])

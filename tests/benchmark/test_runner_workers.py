@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from run_compare import stable_spans
 
 from tpguard.benchmark.cases.schema import Case
 from tpguard.benchmark.runner import RunConfig, latest_records, run_benchmark
@@ -46,20 +47,6 @@ def _audit(out: Path) -> list[dict[str, Any]]:
                        for row in audit.rows()), key=str)  # type: ignore[return-value]
 
 
-def _spans(out: Path) -> list[str]:
-    spans = []
-    for line in (out / "spans.jsonl").read_text().splitlines():
-        s = json.loads(line)
-        for k in ("trace_id", "span_id", "parent_span_id", "start_time_unix_nano",
-                  "end_time_unix_nano"):
-            s.pop(k)
-        s["resource"].pop("service.instance.id", None)
-        for e in s["events"]:
-            e.pop("time_unix_nano")
-        spans.append(json.dumps(s, sort_keys=True))
-    return sorted(spans)
-
-
 @pytest.mark.parametrize("limit", [2 * CASES_PER_WORKER + 1, 3])  # a case at a time; a case-run
 def test_two_worker_processes_write_what_one_worker_writes(tmp_path: Path, limit: int) -> None:
     one = run_benchmark(_config(tmp_path / "w1", 1, limit), progress=False)
@@ -71,8 +58,8 @@ def test_two_worker_processes_write_what_one_worker_writes(tmp_path: Path, limit
     rows = {(r["agent"], r["guard"]): r for r in two.summary["rows"]}
     assert rows[("leaky", "off")]["FOR"] > rows[("leaky", "enforce")]["FOR"]  # a real measurement
     assert _audit(tmp_path / "w2") == _audit(tmp_path / "w1") != []
-    spans = _spans(tmp_path / "w2")
-    assert spans == _spans(tmp_path / "w1") and len(spans) > limit * len(AGENTS) * len(GUARDS)
+    spans = stable_spans(tmp_path / "w2")
+    assert spans == stable_spans(tmp_path / "w1") and len(spans) > limit * len(AGENTS) * len(GUARDS)
     # The driver alone wrote: one record line per case-run, no worker file in the directory.
     lines = (tmp_path / "w2" / "records.jsonl").read_text().splitlines()
     assert len(lines) == two.executed
