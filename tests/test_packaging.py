@@ -63,7 +63,25 @@ def test_wheel_has_no_top_level_adapters_or_benchmark(tmp_path: Path) -> None:
     assert "adapters" not in tops and "benchmark" not in tops
     assert "tpguard/adapters/__init__.py" in names and "tpguard/benchmark/__init__.py" in names
     assert "tpguard/py.typed" in names
+    # the licence travels with the wheel (license-files), and the wheel's version is the package's
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
+    import tpguard
+
+    assert wheel.name.startswith(f"tpguard-{tpguard.__version__}-")
     assert any(n.startswith("tpguard/benchmark/cases/") for n in names)
+
+
+def test_the_version_has_one_source() -> None:
+    """pyproject reads the version from ``tpguard.__version__``; the installed metadata agrees."""
+    from importlib.metadata import version
+
+    import tpguard
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "tpguard.__version__"}
+    assert version("tpguard") == tpguard.__version__
+    assert (ROOT / "LICENSE").read_text().lstrip().startswith("Apache License")
 
 
 def test_core_imports_and_works_without_any_extra() -> None:
