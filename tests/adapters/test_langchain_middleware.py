@@ -165,3 +165,67 @@ def test_two_instances_coexist(tpguard_spans: SpanCapture) -> None:
     # audit is outermost: it saw both calls; enforce blocked the first, passed the second.
     assert sorted(modes) == sorted([("audit", "allow"), ("enforce", "block"),
                                     ("audit", "allow"), ("enforce", "allow")])
+
+
+def plain_graph(model: ScriptedChatModel, tools: list[Any], mw: PurposeBoundMiddleware,
+                rewrite: bool = False) -> Any:
+    """A hand-built LangGraph agent (no ``create_agent``): a model node and LangGraph's
+    ``ToolNode`` with the middleware's hooks as its ``wrap_tool_call``/``awrap_tool_call``; with
+    ``rewrite``, the model node applies ``mw.before_model`` first, as docs/langchain.md says."""
+    from langgraph.graph import END, START, MessagesState, StateGraph, add_messages
+    from langgraph.prebuilt import ToolNode, tools_condition
+
+    bound = model.bind_tools(tools)
+
+    def call_model(state: MessagesState) -> dict[str, Any]:
+        update = (mw.before_model(state, None) if rewrite else None) or {"messages": []}
+        messages = add_messages(state["messages"], update["messages"])
+        return {"messages": [*update["messages"], bound.invoke(messages)]}
+
+    graph = StateGraph(MessagesState)
+    graph.add_node("model", call_model)
+    graph.add_node("tools", ToolNode(tools, wrap_tool_call=mw.wrap_tool_call,
+                                     awrap_tool_call=mw.awrap_tool_call))
+    graph.add_edge(START, "model")
+    graph.add_conditional_edges("model", tools_condition, {"tools": "tools", END: END})
+    graph.add_edge("tools", "model")
+    return graph.compile()
+
+
+@pytest.mark.parametrize("use_async", [False, True])
+async def test_toolnode_wrap_tool_call_guards_a_plain_langgraph_graph(
+    use_async: bool, tpguard_spans: SpanCapture
+) -> None:
+    """docs/langchain.md, "Plain LangGraph graphs": the same hooks on ``ToolNode`` block the
+    forbidden call (the tool never runs, the model reads a value-free refusal) and pass the
+    authorized one."""
+    received: list[tuple[str, dict[str, Any]]] = []
+    model = ScriptedChatModel([
+        [{"name": "handoff", "args": {"summary": f"call {PHONE}"}, "id": "h1"}],
+        [{"name": "notify", "args": {"phone": PHONE, "message": "ready"}, "id": "n1"}],
+        "done",
+    ])
+    mw = PurposeBoundMiddleware(guard(tpguard_spans, "enforce"), tools=TOOLS)
+    app = plain_graph(model, make_tools(received), mw)
+    await app.ainvoke(USER) if use_async else app.invoke(USER)
+    assert received == [("notify", {"phone": PHONE, "message": "ready"})]
+    refusal = next(m for m in model.seen[1] if isinstance(m, ToolMessage))
+    assert refusal.status == "error" and refusal.tool_call_id == "h1"
+    assert PHONE not in str(refusal.content) and "tpguard" in str(refusal.content).lower()
+    assert [s.attributes["tpguard.decision"] for s in tpguard_spans.tool_spans("handoff")] == ["block"]
+    assert [s.attributes["tpguard.decision"] for s in tpguard_spans.tool_spans("notify")] == ["allow"]
+
+
+def test_plain_graph_rewrites_the_blocked_call_through_before_model(
+    tpguard_spans: SpanCapture
+) -> None:
+    received: list[tuple[str, dict[str, Any]]] = []
+    model = ScriptedChatModel([
+        [{"name": "handoff", "args": {"summary": f"call {PHONE}"}, "id": "h1"}], "done"])
+    mw = PurposeBoundMiddleware(guard(tpguard_spans, "enforce"), tools=TOOLS)
+    final = plain_graph(model, make_tools(received), mw, rewrite=True).invoke(USER)
+    # what the model read on its second turn, and what the state keeps: the placeholder call only
+    for messages in (model.seen[1], final["messages"]):
+        call = next(m for m in messages if getattr(m, "tool_calls", None)).tool_calls[0]
+        assert PHONE not in json.dumps(call["args"]) and "[PHONE_1]" in call["args"]["summary"]
+    assert received == []
