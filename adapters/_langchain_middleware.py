@@ -31,14 +31,13 @@ arguments would otherwise be their inputs) unless the guard itself records raw a
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from langchain.agents.middleware import AgentMiddleware
-from langchain_core.messages import AIMessage, AnyMessage, ToolMessage
+from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
@@ -48,7 +47,8 @@ from tpguard.policy import ToolSpec
 
 from ._langchain_args import as_spec, injected_keys, model_arguments, tool_schema
 from ._langchain_exit import guarded_response, unstreamed
-from ._rewrite import changed_leaves, placed_arguments, rewrite_text
+from ._langchain_feedback import REWRITE_ARTIFACT, feedback_update
+from ._rewrite import placed_arguments
 
 __all__ = ["PurposeBoundMiddleware"]
 
@@ -65,8 +65,6 @@ except ImportError:  # older versions have no hook to shape; docs/langchain.md s
 _log = logging.getLogger("tpguard")
 _names = itertools.count(1)
 Result = ToolMessage | Command[Any]
-#: key of a refusal ``ToolMessage``'s artifact holding the blocked call's placeholder arguments
-REWRITE_ARTIFACT = "tpguard_rewrite"
 
 
 class PurposeBoundMiddleware(AgentMiddleware):
@@ -90,7 +88,9 @@ class PurposeBoundMiddleware(AgentMiddleware):
     ``rewrite_blocked=True`` (default): a call blocked for a forbidden atom is rewritten in the
     conversation to its placeholder form and the refusal asks the model to send it again as it
     now stands (see the module docstring); ``False`` keeps the call as the model wrote it and
-    answers with the guard's refusal message alone.
+    answers with the guard's refusal message alone. ``compact_after_resend=True``: once the
+    model's resend of that call went through, the blocked turn leaves the conversation
+    (:mod:`._langchain_feedback`).
     """
 
     def __init__(
@@ -102,6 +102,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
         exits: bool = False,
         recipient: str | None = None,
         rewrite_blocked: bool = True,
+        compact_after_resend: bool = False,
     ) -> None:
         super().__init__()
         if not isinstance(guard, Guard):
@@ -115,6 +116,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
         self.exits = exits
         self.recipient = recipient
         self.rewrite_blocked = rewrite_blocked
+        self.compact_after_resend = compact_after_resend
         if guard.recording != "raw" and _NO_PAYLOAD is not None:  # as the guard's own spans
             self.trace_policy = _NO_PAYLOAD
 
@@ -169,7 +171,9 @@ class PurposeBoundMiddleware(AgentMiddleware):
                            artifact={REWRITE_ARTIFACT: args})
 
     def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
-        return _rewritten_calls(state.get("messages") or ()) if self.rewrite_blocked else None
+        if not self.rewrite_blocked:
+            return None
+        return feedback_update(state.get("messages") or (), compact=self.compact_after_resend)
 
     async def abefore_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         return self.before_model(state, runtime)
@@ -221,69 +225,6 @@ class PurposeBoundMiddleware(AgentMiddleware):
             _log.error("tpguard: could not prepare a call to %s (%s)", name, type(e).__qualname__)
             spec, arguments = self.guard.tool_spec(name), raw
         return spec, arguments, call.get("id")
-
-
-def _rewritten_calls(messages: Any) -> dict[str, Any] | None:
-    """The ``AIMessage`` whose calls were refused with a placeholder call, rewritten (same id).
-    Only the last model turn is read: the tool messages after the last ``AIMessage`` — older
-    turns were rewritten before the model saw them. O(last turn)."""
-    rewrites: dict[str, dict[str, Any]] = {}
-    ai: AIMessage | None = None
-    for m in reversed(messages):
-        if isinstance(m, AIMessage):
-            ai = m
-            break
-        if isinstance(m, ToolMessage) and isinstance(m.artifact, Mapping) and m.tool_call_id:
-            args = m.artifact.get(REWRITE_ARTIFACT)
-            if isinstance(args, Mapping):
-                rewrites[m.tool_call_id] = dict(args)
-    if ai is None or not rewrites:
-        return None
-    new = _rewrite_ai(ai, rewrites)
-    return None if new is None else {"messages": [new]}
-
-
-def _rewrite_ai(ai: AIMessage, rewrites: Mapping[str, dict[str, Any]]) -> AnyMessage | None:
-    pairs: list[tuple[str, str]] = []
-    calls = []
-    for tc in ai.tool_calls:
-        args = rewrites.get(tc.get("id") or "")
-        if args is not None and args != tc.get("args"):
-            pairs.extend(changed_leaves(tc.get("args"), args))
-            tc = {**tc, "args": args}
-        calls.append(tc)
-    if not pairs:
-        return None
-    content: Any = ai.content
-    if isinstance(content, str):
-        content = rewrite_text(content, pairs)
-    elif isinstance(content, list):
-        content = [_rewrite_block(b, pairs, rewrites) for b in content]
-    extra = dict(ai.additional_kwargs)
-    if isinstance(extra.get("tool_calls"), list):  # the provider's raw calls (OpenAI wire form)
-        extra["tool_calls"] = [_rewrite_raw(c, rewrites) for c in extra["tool_calls"]]
-    extra.pop("function_call", None)
-    return ai.model_copy(update={"tool_calls": calls, "content": content, "additional_kwargs": extra})
-
-
-def _rewrite_block(block: Any, pairs: list[tuple[str, str]], rewrites: Mapping[str, Any]) -> Any:
-    if isinstance(block, str):
-        return rewrite_text(block, pairs)
-    if not isinstance(block, Mapping):
-        return block
-    if block.get("id") in rewrites and "input" in block:  # a provider's tool_use block
-        return {**block, "input": rewrites[block["id"]]}
-    if isinstance(block.get("text"), str):
-        return {**block, "text": rewrite_text(block["text"], pairs)}
-    return block
-
-
-def _rewrite_raw(raw: Any, rewrites: Mapping[str, Any]) -> Any:
-    if not isinstance(raw, Mapping) or raw.get("id") not in rewrites:
-        return raw
-    function = dict(raw.get("function") or {})
-    function["arguments"] = json.dumps(rewrites[raw["id"]])
-    return {**raw, "function": function}
 
 
 def _apply(request: ToolCallRequest, decision: Decision) -> ToolCallRequest:

@@ -14,6 +14,12 @@ last turn, which a small model then copies. With this installed, a tool wrapped 
    its text output — so the withheld value leaves the agent's memory and the model's own last
    call is one the guard allows.
 
+With ``compact=True`` one step more: once the model has resent the placeholder call and it went
+through, the blocked step (the rewritten call and its refusal) is dropped from memory, so the
+model reads on from a history like the one ``redact`` would have left — one call, its result.
+Only a step that made that one call is dropped; the span keeps the refusal
+(``tpguard.call_rewritten``) and the agent's own log keeps the step.
+
 ``ToolCallingAgent`` only: a ``CodeAgent``'s memory holds code, which is not rewritten. Guarded
 tools shared by several agents report to the agent installed last.
 """
@@ -70,9 +76,10 @@ class FeedbackSlot:
     ledger: BlockedCalls | None = field(default=None)
 
 
-def rewrite_blocked_calls(agent: Any) -> Any:
+def rewrite_blocked_calls(agent: Any, *, compact: bool = False) -> Any:
     """Install the rewrite on ``agent`` (a ``ToolCallingAgent``) for every tool of it wrapped by
-    ``guard_tool`` / ``@purpose_bound``. Idempotent; returns the agent."""
+    ``guard_tool`` / ``@purpose_bound``; ``compact``: also drop a blocked step from memory once its
+    placeholder call has gone through (module docstring). Idempotent; returns the agent."""
     from smolagents import ToolCallingAgent
     from smolagents.memory import ActionStep
 
@@ -83,7 +90,7 @@ def rewrite_blocked_calls(agent: Any) -> Any:
     if ledger is None:
         ledger = BlockedCalls()
         setattr(agent, FEEDBACK_ATTR, ledger)
-        agent.step_callbacks.register(ActionStep, _rewrite_step(ledger))
+        agent.step_callbacks.register(ActionStep, _rewrite_step(ledger, compact))
     for tool in getattr(agent, "tools", {}).values():
         slot = getattr(tool, "__dict__", {}).get(FEEDBACK_ATTR)
         if isinstance(slot, FeedbackSlot):
@@ -91,14 +98,17 @@ def rewrite_blocked_calls(agent: Any) -> Any:
     return agent
 
 
-def _rewrite_step(ledger: BlockedCalls) -> Any:
-    def rewrite(step: Any) -> None:
-        if not step.tool_calls or not len(ledger):
+def _rewrite_step(ledger: BlockedCalls, compact: bool) -> Any:
+    #: blocked one-call steps awaiting their resend, by the placeholder call (bounded, oldest go)
+    awaiting: OrderedDict[str, Any] = OrderedDict()
+
+    def rewrite(step: Any, agent: Any = None) -> None:
+        if not step.tool_calls:
             return
         rewritten: dict[str, Any] = {}
         pairs: list[tuple[str, str]] = []
         for call in step.tool_calls:
-            placeholder = ledger.pop(call.name, call.arguments)
+            placeholder = ledger.pop(call.name, call.arguments) if len(ledger) else None
             if placeholder is None or not isinstance(call.arguments, dict):
                 continue
             new = placed_arguments(call.arguments, call.arguments, placeholder.arguments)
@@ -106,8 +116,31 @@ def _rewrite_step(ledger: BlockedCalls) -> Any:
             call.arguments = rewritten[call.id] = new
         if rewritten:
             _rewrite_message(step, rewritten, pairs)
+        if compact and agent is not None:
+            _compact(step, rewritten, awaiting, agent)
 
     return rewrite
+
+
+def _compact(step: Any, rewritten: dict[str, Any], awaiting: OrderedDict[str, Any],
+             agent: Any) -> None:
+    """Drop the blocked step whose placeholder call this step resent and got through; note this
+    step if it is a blocked one-call step. A step that failed (``step.error``) drops nothing."""
+    if step.error is None:
+        for call in step.tool_calls:
+            if call.id in rewritten:
+                continue
+            blocked = awaiting.pop(_key(call.name, call.arguments), None)
+            if blocked is not None:
+                steps = agent.memory.steps
+                keep = [s for s in steps if s is not blocked]
+                if len(keep) < len(steps):
+                    steps[:] = keep
+    if len(step.tool_calls) == 1 and step.tool_calls[0].id in rewritten:
+        call = step.tool_calls[0]
+        awaiting[_key(call.name, call.arguments)] = step
+        while len(awaiting) > 64:
+            awaiting.popitem(last=False)
 
 
 def _rewrite_message(step: Any, rewritten: dict[str, Any], pairs: list[tuple[str, str]]) -> None:

@@ -185,7 +185,8 @@ class SmolagentsAgent:
             if guard is not None and tools_guarded and _rewrites(guard, self.code_agent):
                 from tpguard.adapters.smolagents import rewrite_blocked_calls
 
-                rewrite_blocked_calls(agent)  # after the repeat watch: it sees what the model sent
+                # after the repeat watch: it sees what the model sent
+                rewrite_blocked_calls(agent, compact=getattr(guard, "compact_after_resend", False))
             with scope:
                 answer = agent.run(case.task)
         except Exception as e:  # a model or framework failure ends this case, not the benchmark

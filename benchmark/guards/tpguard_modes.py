@@ -15,7 +15,8 @@ on an adapter path that can rewrite the agent's memory (LangChain's middleware, 
 ``rewrite_blocked_calls`` on a ``ToolCallingAgent``) the blocked call is rewritten to its
 placeholder form. ``enforce:message`` is the earlier feedback (the refusal message alone);
 ``enforce:then-redact`` adds ``Guard(escalate="redact")``: block first, rewrite a call that
-repeats a refused one.
+repeats a refused one. ``enforce:compact`` adds the adapters' ``compact_after_resend``: once the
+resent placeholder call went through, the blocked turn leaves the agent's memory.
 """
 
 from __future__ import annotations
@@ -33,9 +34,12 @@ if TYPE_CHECKING:
 
 __all__ = ["ENFORCE_VARIANTS", "Off", "TpguardMode", "action_of", "deployment_policy"]
 
-#: ``enforce`` variants by guard name: (escalate, rewrite blocked calls in the agent's memory)
-ENFORCE_VARIANTS: dict[str, tuple[str | None, bool]] = {
-    "enforce": (None, True), "enforce:message": (None, False), "enforce:then-redact": ("redact", True)}
+#: ``enforce`` variants by guard name: (escalate, rewrite blocked calls in the agent's memory,
+#: drop the blocked turn once its resend went through)
+ENFORCE_VARIANTS: dict[str, tuple[str | None, bool, bool]] = {
+    "enforce": (None, True, False), "enforce:message": (None, False, False),
+    "enforce:then-redact": ("redact", True, False), "enforce:compact": (None, True, True)}
+_NO_FEEDBACK: tuple[str | None, bool, bool] = (None, False, False)
 
 
 def deployment_policy(case: Case, *, knows_variants: bool = False) -> PolicyKB:
@@ -76,9 +80,10 @@ class Off:
 
 
 class _TpguardCase:
-    def __init__(self, guard: Guard, rewrite_blocked: bool = True) -> None:
+    def __init__(self, guard: Guard, rewrite_blocked: bool = True, compact: bool = False) -> None:
         self.guard = guard
         self.rewrite_blocked = rewrite_blocked
+        self.compact = compact
 
     def process(self, spec: ToolSpec, arguments: dict[str, Any]) -> GuardAction:
         act = action_of(self.guard.check(spec, arguments))
@@ -90,6 +95,7 @@ class _TpguardCase:
         observed = ObservedGuard(self.guard.policy, mode=self.guard.mode, listener=listener,
                                  escalate=self.guard.escalate)
         observed.rewrite_blocked = self.rewrite_blocked
+        observed.compact_after_resend = self.compact
         return observed
 
 
@@ -100,6 +106,8 @@ _DESCRIPTIONS = {
     "enforce:message": "tpguard, enforce mode with the refusal message alone (no memory rewrite)",
     "enforce:then-redact": "tpguard, enforce mode that rewrites (as redact) a call repeating a "
                            "refused one; memory rewrite as enforce",
+    "enforce:compact": "tpguard, enforce mode with the memory rewrite; once the resent call went "
+                       "through, the blocked turn is dropped from the agent's memory",
     "redact": "tpguard, redact mode: placeholders in free text, blocks structured leaks",
 }
 
@@ -121,15 +129,17 @@ class TpguardMode:
         return _DESCRIPTIONS[self.name]
 
     def describe(self) -> dict[str, Any]:
-        escalate, rewrite = ENFORCE_VARIANTS.get(self.name, (None, False))
+        escalate, rewrite, compact = ENFORCE_VARIANTS.get(self.name, _NO_FEEDBACK)
         out = {"name": self.name, "description": self.description,
                "knows_variants": self.knows_variants}
         if self.mode == "enforce":
             out.update(escalate=escalate, rewrite_blocked=rewrite)
+            if compact:
+                out.update(compact_after_resend=True)
         return out
 
     def prepare(self, case: Case) -> _TpguardCase:
         policy = deployment_policy(case, knows_variants=self.knows_variants)
-        escalate, rewrite = ENFORCE_VARIANTS.get(self.name, (None, False))
+        escalate, rewrite, compact = ENFORCE_VARIANTS.get(self.name, _NO_FEEDBACK)
         guard = Guard(policy, mode=self.mode, escalate=escalate)  # type: ignore[arg-type]
-        return _TpguardCase(guard, rewrite_blocked=rewrite)
+        return _TpguardCase(guard, rewrite_blocked=rewrite, compact=compact)

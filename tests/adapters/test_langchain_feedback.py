@@ -50,7 +50,7 @@ def copies_its_last_call(first: list[dict[str, Any]], tries: int = 3):
 
 
 def run(spans: SpanCapture, first: list[dict[str, Any]], *, escalate: str | None = None,
-        rewrite: bool = True) -> tuple[ScriptedChatModel, list[dict[str, Any]], dict[str, Any]]:
+        rewrite: bool = True, compact: bool = False) -> tuple[ScriptedChatModel, list[dict[str, Any]], dict[str, Any]]:
     received: list[dict[str, Any]] = []
 
     @tool
@@ -62,7 +62,8 @@ def run(spans: SpanCapture, first: list[dict[str, Any]], *, escalate: str | None
     guard = Guard(PolicyKB.from_dict(POLICY), mode="enforce", escalate=escalate,  # type: ignore[arg-type]
                   tracer_provider=spans.provider)
     model = ScriptedChatModel(copies_its_last_call(first))
-    mw = PurposeBoundMiddleware(guard, tools=TOOLS, rewrite_blocked=rewrite)
+    mw = PurposeBoundMiddleware(guard, tools=TOOLS, rewrite_blocked=rewrite,
+                                compact_after_resend=compact)
     out = create_agent(model, tools=[handoff], middleware=[mw]).invoke(USER)
     return model, received, out
 
@@ -110,6 +111,48 @@ def test_without_the_rewrite_the_copy_is_blocked_every_time(tpguard_spans: SpanC
     assert received == []
     assert ADDRESS in model_inputs_after_block(model)
     assert all(s.attributes["tpguard.decision"] == "block" for s in tpguard_spans.tool_spans("handoff"))
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_compact_removes_the_blocked_turn_once_the_resend_went_through(
+    compact: bool, tpguard_spans: SpanCapture
+) -> None:
+    """``compact_after_resend``: the model's last turn reads one call and its result — what
+    ``redact`` would have left — not the call, its refusal and the resend."""
+    model, received, out = run(tpguard_spans, [{"name": "handoff", "args": LEAKY, "id": "h1"}],
+                               compact=compact)
+    assert received == [{"phone": PHONE, "summary": "Client at [HOME_ADDRESS_1] needs a call back"}]
+    for messages in (model.seen[-1], out["messages"]):
+        tools = [m for m in messages if isinstance(m, ToolMessage)]
+        assert [m.status for m in tools] == (["success"] if compact else ["error", "success"])
+        assert ADDRESS not in repr(messages)
+    assert [s.attributes["tpguard.decision"] for s in tpguard_spans.tool_spans("handoff")] == [
+        "block", "allow"]
+
+
+def test_compact_keeps_a_turn_with_other_calls(tpguard_spans: SpanCapture) -> None:
+    """Only a turn that was the one refused call is removed: here the blocked call came with a
+    second call that went through, so the turn stays (rewritten) after the resend."""
+    received: list[dict[str, Any]] = []
+
+    @tool
+    def handoff(phone: str, summary: str) -> str:
+        """Hand the case over."""
+        received.append({"phone": phone, "summary": summary})
+        return "handed over"
+
+    placeholder = {"phone": PHONE, "summary": "Client at [HOME_ADDRESS_1] needs a call back"}
+    model = ScriptedChatModel([
+        [{"name": "handoff", "args": LEAKY, "id": "h1"},
+         {"name": "handoff", "args": {"phone": PHONE, "summary": "ready"}, "id": "h2"}],
+        [{"name": "handoff", "args": placeholder, "id": "h3"}], "done"])
+    guard = Guard(PolicyKB.from_dict(POLICY), mode="enforce", tracer_provider=tpguard_spans.provider)
+    mw = PurposeBoundMiddleware(guard, tools=TOOLS, compact_after_resend=True)
+    create_agent(model, tools=[handoff], middleware=[mw]).invoke(USER)
+    assert received[-1] == placeholder
+    statuses = [m.status for m in model.seen[-1] if isinstance(m, ToolMessage)]
+    assert sorted(statuses) == ["error", "success", "success"]
+    assert ADDRESS not in repr(model.seen[-1])
 
 
 def test_escalation_rewrites_the_repeated_call(tpguard_spans: SpanCapture) -> None:

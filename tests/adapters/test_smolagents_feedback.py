@@ -52,7 +52,7 @@ def copies_its_last_call(first: list[dict[str, Any]], tries: int = 3):
 
 
 def make_agent(spans: SpanCapture, first: list[dict[str, Any]], *, rewrite: bool = True,
-               escalate: str | None = None) -> tuple[ToolCallingAgent, ScriptedSmolModel, list[dict[str, Any]]]:
+               escalate: str | None = None, compact: bool = False) -> tuple[ToolCallingAgent, ScriptedSmolModel, list[dict[str, Any]]]:
     guard = Guard(PolicyKB.from_dict(POLICY), mode="enforce", escalate=escalate,  # type: ignore[arg-type]
                   tracer_provider=spans.provider)
     received: list[dict[str, Any]] = []
@@ -73,7 +73,7 @@ def make_agent(spans: SpanCapture, first: list[dict[str, Any]], *, rewrite: bool
     model = ScriptedSmolModel(copies_its_last_call(first))
     agent = ToolCallingAgent(tools=[guarded], model=model, max_steps=6, verbosity_level=LogLevel.OFF)
     if rewrite:
-        rewrite_blocked_calls(agent)
+        rewrite_blocked_calls(agent, compact=compact)
     return agent, model, received
 
 
@@ -125,6 +125,36 @@ def test_escalation_rewrites_the_byte_identical_resend(tpguard_spans: SpanCaptur
     first, second = tpguard_spans.tool_spans("handoff")
     assert [s.attributes["tpguard.decision"] for s in (first, second)] == ["block", "redact"]
     assert [e.name for e in second.events if e.name.startswith("tpguard.esc")] == ["tpguard.escalated"]
+
+
+@pytest.mark.parametrize("compact", [False, True])
+def test_compact_drops_the_blocked_step_once_its_resend_went_through(
+    compact: bool, tpguard_spans: SpanCapture
+) -> None:
+    """After the resend went through, the model reads one call and its result — the history
+    ``redact`` leaves — instead of the call, its refusal and the resend."""
+    agent, model, received = make_agent(tpguard_spans, [{"name": "handoff", "arguments": LEAKY}],
+                                        compact=compact)
+    assert agent.run("hand the case over") == "done"
+    assert received == [REWRITTEN]
+    last = "\n".join(m["content"] for m in model.seen[-1])
+    calls = [m for m in model.seen[-1] if m["content"].startswith("Calling tools:")]
+    assert ("tpguard replaced" in last, len(calls)) == ((False, 1) if compact else (True, 2))
+    assert ADDRESS not in last
+    # the refusal stays on the record: the blocked call's span
+    assert [s.attributes["tpguard.decision"] for s in tpguard_spans.tool_spans("handoff")] == [
+        "block", "allow"]
+
+
+def test_compact_keeps_a_blocked_step_whose_resend_failed(tpguard_spans: SpanCapture) -> None:
+    """A resend that is refused again (here: another forbidden value) drops nothing."""
+    agent, model, received = make_agent(tpguard_spans, [], compact=True)
+    other = {"phone": PHONE, "summary": f"Client at {ADDRESS}, urgent"}
+    model._script = [[{"name": "handoff", "arguments": LEAKY}],
+                     [{"name": "handoff", "arguments": other}], "done"]
+    agent.run("hand the case over")
+    assert received == []
+    assert sum("tpguard replaced" in m["content"] for m in model.seen[-1]) == 2
 
 
 def test_code_agents_are_refused_with_a_reason() -> None:

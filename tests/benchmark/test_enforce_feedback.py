@@ -134,6 +134,21 @@ def test_enforce_rewrites_the_blocked_call_and_the_case_completes(make: Any, pat
 
 
 @pytest.mark.parametrize(("make", "path"), PATHS)
+def test_enforce_compact_leaves_no_refusal_in_what_the_model_reads_last(make: Any, path: str) -> None:
+    """``enforce:compact``: same completion as ``enforce``; once the resend went through, the
+    blocked turn and its refusal are gone from the conversation the model is shown."""
+    record, agent, _ = _run(make, path, "enforce:compact")
+    assert record["guard"] == "enforce:compact"
+    assert record["result"]["error"] is None and record["result"]["final_answer"] == DONE
+    assert [a["action"] for a in record["attempts"]][-2:] == ["block", "allow"]
+    assert record["score"]["metrics"]["FOR"] == 0.0 and record["score"]["metrics"]["Workflow"] == 1.0
+    last = "\n".join(str(m) for m in agent._model.seen[-1])  # type: ignore[attr-defined]
+    assert "tpguard replaced" not in last
+    _, enforce_agent, _ = _run(make, path, "enforce")
+    assert "tpguard replaced" in "\n".join(str(m) for m in enforce_agent._model.seen[-1])  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("make", "path"), PATHS)
 def test_enforce_message_alone_ends_on_the_repeat_stop(make: Any, path: str) -> None:
     record, _, _ = _run(make, path, "enforce:message")
     assert record["result"]["error"] == "RepeatedToolCall"
@@ -153,7 +168,8 @@ def test_then_redact_rewrites_the_repeated_call_at_the_gateway(make: Any, path: 
 
 
 def test_enforce_variants_are_guard_conditions() -> None:
-    assert {"enforce", "enforce:message", "enforce:then-redact"} <= set(GUARD_NAMES)
+    assert {"enforce", "enforce:message", "enforce:then-redact", "enforce:compact"} <= set(GUARD_NAMES)
+    assert make_guard("enforce:compact").describe()["compact_after_resend"] is True
     then = make_guard("enforce:then-redact")
     assert then.name == "enforce:then-redact"
     assert then.describe()["escalate"] == "redact" and then.describe()["rewrite_blocked"] is True
