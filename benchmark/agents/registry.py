@@ -31,7 +31,8 @@ from typing import Any
 
 from .base import Agent
 
-__all__ = ["ADAPTER", "AGENT_SPECS", "GUARD_PATH_CHOICES", "check_guard_path", "make_agent"]
+__all__ = ["ADAPTER", "AGENT_SPECS", "GUARD_PATH_CHOICES", "LOCAL", "check_guard_path",
+           "local_endpoint", "make_agent"]
 
 AGENT_SPECS: tuple[str, ...] = ("oracle", "leaky[:PROFILE]", "replay:PATH",
                                 "langchain[+decorator|middleware|gateway]:MODEL",
@@ -70,7 +71,7 @@ def check_guard_path(agent: Agent, guard: str) -> None:
                          "SmolagentsInstrumentor only audits); use smolagents+decorator")
 
 
-def _local(model: str) -> tuple[str, str, dict[str, Any]]:
+def local_endpoint(model: str) -> tuple[str, str, dict[str, Any]]:
     """The loopback endpoint serving ``model`` (started on first use) and the request options of
     a repeatable run: temperature 0. :class:`tpguard.local.ModelError` → ``ImportError`` here, so
     the runner reports it as an agent that cannot start (exit 3)."""
@@ -117,7 +118,7 @@ def make_agent(spec: str, *, base_url: str | None = None, api_key: str | None = 
     path = _guard_path(spec, kind, suffix if plus else None, guard_path)
     options: dict[str, Any] = {}
     if rest.lower().startswith(LOCAL):
-        base_url, api_key, options = _local(rest[len(LOCAL):])
+        base_url, api_key, options = local_endpoint(rest[len(LOCAL):])
     if kind == "langchain":
         from .langchain_agent import LangChainAgent
 

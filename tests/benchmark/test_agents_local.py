@@ -157,3 +157,39 @@ def test_a_missing_local_model_is_an_agent_that_cannot_start(tmp_path: Path,
         "--limit", "1", "--out", str(tmp_path / "run")])
     assert done.exit_code == 3
     assert "tpguard models fetch qwen2.5-coder-1.5b" in done.output
+
+
+@pytest.mark.parametrize("framework", ["langchain", "smolagents"])
+def test_a_local_agent_runs_an_acquisition_case(framework: str, tmp_path: Path) -> None:
+    """``…:local:NAME`` on the acquisition suite (issue 31 item 1): the same loopback endpoint,
+    the paper's six-step budget, the narrow gold path read from the prompt, then the probe
+    answered with tools off."""
+    from tpguard.benchmark.agents.acquisition import make_acq_agent, run_case
+    from tpguard.benchmark.cases.acquisition import generate
+    from tpguard.benchmark.guards.acquisition import make_acq_guard
+
+    case = next(c for c in generate(0).cases if c.completion.write is None)
+    answer = "Here is what you asked for: " + "; ".join(case.completion.facts) + "."
+    probes: list[str] = []
+
+    def reply(prompt: str) -> str:
+        if case.probe in prompt.rsplit("<|im_start|>user", 1)[-1]:
+            probes.append(prompt)
+            return "I have nothing to add."
+        done = len(_RESULT.findall(prompt))
+        if done < len(case.gold):
+            args = dict(case.gold[done].arguments)
+            if framework == "smolagents":  # its schema offers `fields` as a string (an anyOf)
+                args = {k: ", ".join(v) if isinstance(v, list) else v for k, v in args.items()}
+            return _tag(case.gold[done].tool, args)
+        return _tag("final_answer", {"answer": answer}) if framework == "smolagents" else answer
+
+    name = _serve([reply] * (len(case.gold) + 2))
+    agent = make_acq_agent(f"{framework}:local:{name}")
+    assert agent._inner.max_steps == 6  # type: ignore[union-attr]
+    run = run_case(agent, case, files_dir=tmp_path, wrap=make_acq_guard("enforce").wrap(case),
+                   guard="enforce")
+    assert run.error is None and run.completed
+    assert [o.tool for o in run.observations] == [c.tool for c in case.gold]
+    assert run.final_answer == answer and run.probe_answer == "I have nothing to add."
+    assert len(probes) == 1 and "<tools>" not in probes[0]  # the probe offers no tool

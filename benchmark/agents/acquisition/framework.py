@@ -38,11 +38,11 @@ class AcqLangChainAgent:
 
     def __init__(self, model: str | BaseChatModel, base_url: str | None = None,
                  api_key: str | None = None, *, directive: bool = False,
-                 max_steps: int = 6) -> None:
+                 max_steps: int = 6, model_options: dict[str, Any] | None = None) -> None:
         from ..langchain_agent import LangChainAgent
 
         self._inner = LangChainAgent(model, base_url, api_key, guard_path="gateway",
-                                     max_steps=max_steps)
+                                     max_steps=max_steps, model_options=model_options)
         self.name = self._inner.name
         self.directive = directive
 

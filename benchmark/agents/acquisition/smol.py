@@ -53,11 +53,12 @@ class AcqSmolagentsAgent:
 
     def __init__(self, model: str | Model, base_url: str | None = None,
                  api_key: str | None = None, *, code_agent: bool = False,
-                 directive: bool = False, max_steps: int = 6) -> None:
+                 directive: bool = False, max_steps: int = 6,
+                 model_options: dict[str, Any] | None = None) -> None:
         from ..smolagents_agent import SmolagentsAgent
 
         self._inner = SmolagentsAgent(model, base_url, api_key, code_agent, max_steps=max_steps,
-                                      guard_path="gateway")
+                                      guard_path="gateway", model_options=model_options)
         self.name = self._inner.name
         self.code_agent, self.directive, self.max_steps = code_agent, directive, max_steps
 
