@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 __all__ = ["smol_inputs"]
@@ -28,8 +29,27 @@ def smol_inputs(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
         desc = str(prop.get("description") or name)
         if prop.get("enum"):
             desc += f" (one of: {', '.join(map(str, prop['enum']))})"
+        elif kind == "any" and isinstance(prop, dict) and prop.get("anyOf"):
+            # smolagents offers an "any" input to the model as a string: say what it may hold
+            desc += f" ({_alternatives(prop['anyOf'])}; as text, a list is comma-separated)"
         entry: dict[str, Any] = {"type": kind, "description": desc}
         if nullable or name not in required:
             entry["nullable"] = True
         out[name] = entry
     return out
+
+
+def _alternatives(options: list[Any]) -> str:
+    """``anyOf`` alternatives in words: ``a list of strings, or "*"``."""
+    words = []
+    for o in options if isinstance(options, list) else ():
+        if not isinstance(o, dict):
+            continue
+        if "const" in o:
+            words.append(json.dumps(o["const"]))
+        elif o.get("type") == "array":
+            item = (o.get("items") or {}).get("type", "value")
+            words.append(f"a list of {item}s")
+        elif isinstance(o.get("type"), str):
+            words.append(f"a {o['type']}")
+    return ", or ".join(words) or "any value"

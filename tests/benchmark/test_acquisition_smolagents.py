@@ -187,3 +187,16 @@ def test_registered_for_the_runner(tmp_path: Path) -> None:
         port = listening.getsockname()[1]
         plan = plan_run(config(f"http://127.0.0.1:{port}/v1"))
     assert plan.guard_paths == {"smolagents:gpt-4.1-mini": "gateway"}
+
+
+def test_an_any_of_input_is_described_for_the_model() -> None:
+    """smolagents offers an ``anyOf`` input (``query_records``' ``fields``: a list or ``"*"``) to
+    the model as a string; its description says what the string may hold, which the backend
+    reads back (comma-separated names, or ``*``)."""
+    from tpguard.benchmark.agents._smol_schema import smol_inputs
+    from tpguard.benchmark.cases.acquisition._tools import TOOLS
+
+    fields = smol_inputs(TOOLS["query_records"]["input_schema"])["fields"]
+    assert fields["type"] == "any"
+    assert fields["description"] == ('fields (a list of strings, or "*"; as text, a list is '
+                                     'comma-separated)')
