@@ -29,7 +29,6 @@ logs tool names and error types, never an argument or a result.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 import uuid
@@ -81,6 +80,26 @@ REFUSAL_ERROR_CODE = -32050
 
 
 
+class _Waiter:
+    """The one reply to a request the proxy sent upstream (an event and a slot: cheaper than a
+    memory stream per call)."""
+
+    __slots__ = ("_event", "_reply")
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+        self._reply: Reply | None = None
+
+    def set(self, reply: Reply) -> None:
+        self._reply = reply
+        self._event.set()
+
+    async def wait(self) -> Reply:
+        await self._event.wait()
+        assert self._reply is not None
+        return self._reply
+
+
 class GuardedMCPSession:
     """Guard one MCP session: ``await GuardedMCPSession(guard, catalog).run(client, upstream)``.
 
@@ -101,7 +120,7 @@ class GuardedMCPSession:
         #: the ``Mcp-Session-Id`` the client uses (streamable HTTP), learned from its requests
         self.mcp_session_id: str | None = None
         self._tracer = (tracer_provider or trace.get_tracer_provider()).get_tracer("tpguard.mcp", __version__)
-        self._waiters: dict[Any, MemoryObjectSendStream[Reply]] = {}
+        self._waiters: dict[Any, _Waiter] = {}
         self._lists: set[Any] = set()
         self._calls: dict[Any, anyio.CancelScope] = {}
         self._progress: dict[Any, Any] = {}
@@ -175,8 +194,7 @@ class GuardedMCPSession:
                 if isinstance(root, JSONRPCResponse | JSONRPCError):
                     waiter = self._waiters.pop(root.id, None)
                     if waiter is not None:
-                        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-                            waiter.send_nowait(root)  # room for one; gone if the call was cancelled
+                        waiter.set(root)  # nobody reads it if the call was cancelled
                         continue
                     if root.id in self._lists:
                         self._lists.discard(root.id)
@@ -342,17 +360,14 @@ class GuardedMCPSession:
     async def _ask(self, method: str, params: Mapping[str, Any] | None, request_id: Any = None) -> Reply:
         """Send a request upstream and wait for its reply (own requests get ``tpguard-N`` ids)."""
         rid = request_id if request_id is not None else f"tpguard-{next(_own_ids)}"
-        send, receive = anyio.create_memory_object_stream[Reply](1)
-        self._waiters[rid] = send
+        waiter = self._waiters[rid] = _Waiter()
         try:
             request = JSONRPCRequest(jsonrpc="2.0", id=rid, method=method,
                                      params=dict(params) if params is not None else None)
             await self._upstream(JSONRPCMessage(request))
-            async with receive:
-                return await receive.receive()
+            return await waiter.wait()
         finally:
             self._waiters.pop(rid, None)
-            send.close()
 
     async def _upstream(self, message: JSONRPCMessage) -> None:
         assert self._to_upstream is not None
