@@ -20,7 +20,9 @@ serves a fetched model (``tpguard models fetch NAME``) or any GGUF file, at temp
 or ``gateway`` (the runner's gateway calls ``Guard.check``). Without ``+PATH`` the ``guard_path``
 argument decides (``--guard-path``: ``adapter`` = the framework's default adapter, ``decorator``;
 or any ``PATH``); its default is ``adapter``: the product as deployed. Baselines and ``off``
-always act at the gateway. Reference agents always go through the gateway.
+always act at the gateway. Reference agents go through the gateway, except with ``--guard-path
+mcp``: their tools are then served over MCP behind tpguard's MCP proxy
+(:class:`~.mcp_path.McpPathAgent`; baselines and ``off`` without the proxy).
 
 Framework modules are imported only when such an agent is made.
 """
@@ -39,7 +41,7 @@ AGENT_SPECS: tuple[str, ...] = ("oracle", "leaky[:PROFILE]", "replay:PATH",
 #: ``guard_path=`` / ``--guard-path`` values: ``adapter`` is each framework's default adapter.
 ADAPTER = "adapter"
 GUARD_PATH_CHOICES: tuple[str, ...] = (ADAPTER, "decorator", "middleware", "instrumentor",
-                                       "gateway")
+                                       "gateway", "mcp")
 #: ``MODEL`` prefix of a local GGUF model served by tpguard itself.
 LOCAL = "local:"
 _PATHS = {"langchain": ("decorator", "middleware", "gateway"),
@@ -85,16 +87,8 @@ def _local(model: str) -> tuple[str, str, dict[str, Any]]:
     return endpoint.url, "local", {"temperature": 0.0}
 
 
-def make_agent(spec: str, *, base_url: str | None = None, api_key: str | None = None,
-               code_agent: bool = False, profile: str | None = None,
-               guard_path: str | None = None) -> Agent:
-    """Build the agent a ``--agent`` spec names (``profile`` overrides ``leaky``'s default;
-    ``guard_path`` is the framework agents' path when the spec has no ``+PATH``; reference agents
-    ignore it)."""
-    head, _, rest = spec.strip().partition(":")
-    kind, plus, suffix = head.lower().partition("+")
-    if plus and kind not in _PATHS:
-        raise _unknown(spec, f"'+{suffix}': only langchain and smolagents take a guard path")
+def _reference(spec: str, kind: str, rest: str, profile: str | None) -> Agent | None:
+    """The reference agent ``spec`` names, or ``None`` for a framework agent."""
     if kind == "oracle" and not rest:
         from .oracle import OracleAgent
 
@@ -112,6 +106,26 @@ def make_agent(spec: str, *, base_url: str | None = None, api_key: str | None = 
         from .replay import ReplayAgent
 
         return ReplayAgent(rest)
+    return None
+
+
+def make_agent(spec: str, *, base_url: str | None = None, api_key: str | None = None,
+               code_agent: bool = False, profile: str | None = None,
+               guard_path: str | None = None) -> Agent:
+    """Build the agent a ``--agent`` spec names (``profile`` overrides ``leaky``'s default;
+    ``guard_path`` is the framework agents' path when the spec has no ``+PATH``; reference agents
+    ignore it)."""
+    head, _, rest = spec.strip().partition(":")
+    kind, plus, suffix = head.lower().partition("+")
+    if plus and kind not in _PATHS:
+        raise _unknown(spec, f"'+{suffix}': only langchain and smolagents take a guard path")
+    reference = _reference(spec, kind, rest, profile)
+    if reference is not None:
+        if (guard_path or "").strip().lower() == "mcp":
+            from .mcp_path import McpPathAgent
+
+            return McpPathAgent(reference)
+        return reference
     if kind not in _PATHS:
         raise _unknown(spec, "not a known agent kind")
     path = _guard_path(spec, kind, suffix if plus else None, guard_path)
