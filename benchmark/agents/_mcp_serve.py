@@ -21,15 +21,17 @@ tpguard's MCP proxy in front of it, and the client side agents talk to.
   continues it upstream, and the case server attaches it around ``gateway.call``, so the recorder's
   ``execute_tool`` span stays under the run's ``invoke_agent`` span.
 
-:func:`connect` opens all of it in the current event loop; :class:`McpGateway` is the synchronous
-:class:`~.base.ToolGateway` over a client session for agents that call tools one at a time.
+:func:`connect` opens all of it in the current event loop, :func:`mcp_portal` in a thread of its
+own; :class:`McpGateway` is the synchronous :class:`~.base.ToolGateway` over a client session for
+agents that call tools one at a time. Framework agents load the session's tools with their own MCP
+client library (``langchain-mcp-adapters``, ``mcpadapt``).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Mapping
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -45,7 +47,8 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
     from mcp.types import CallToolResult
 
-__all__ = ["MCP_PATH", "OBSERVATION_KEY", "McpGateway", "case_server", "connect", "observation"]
+__all__ = ["MCP_PATH", "OBSERVATION_KEY", "McpGateway", "case_server", "connect", "mcp_portal",
+           "observation"]
 
 #: the guard path of an agent whose tools reach it over MCP through tpguard's proxy
 MCP_PATH = "mcp"
@@ -101,16 +104,17 @@ def observation(result: CallToolResult) -> Observation:
 
 
 @asynccontextmanager
-async def connect(gateway: ToolGateway) -> AsyncIterator[ClientSession]:
+async def connect(gateway: ToolGateway, path: str = MCP_PATH) -> AsyncIterator[ClientSession]:
     """An initialized MCP client session to the case's tools: through tpguard's proxy when the
-    gateway delegates to tpguard, else straight to the case server."""
+    gateway delegates to tpguard (recorded as guard path ``path``), else straight to the case
+    server."""
     from mcp import ClientSession
     from mcp.shared.memory import create_client_server_memory_streams
 
     from tpguard.adapters.mcp import GuardedMCPSession, ToolCatalog
 
     server = case_server(gateway)
-    guard = adapter_guard(gateway, MCP_PATH)
+    guard = adapter_guard(gateway, path)
     async with AsyncExitStack() as stack:
         tg = await stack.enter_async_context(anyio.create_task_group())
         stack.callback(tg.cancel_scope.cancel)  # the servers run until the client is done
@@ -125,6 +129,17 @@ async def connect(gateway: ToolGateway) -> AsyncIterator[ClientSession]:
         client = await stack.enter_async_context(ClientSession(*client_side))
         await client.initialize()
         yield client
+
+
+@contextmanager
+def mcp_portal(gateway: ToolGateway, path: str = MCP_PATH) -> Iterator[tuple[BlockingPortal, ClientSession]]:
+    """:func:`connect` in a blocking portal's event loop (its own thread) for one case-run: the
+    portal and the client session, for synchronous callers."""
+    from anyio.from_thread import start_blocking_portal
+
+    with start_blocking_portal() as portal, \
+            portal.wrap_async_context_manager(connect(gateway, path)) as client:
+        yield portal, client
 
 
 class McpGateway:

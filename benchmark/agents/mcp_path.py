@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._mcp_serve import MCP_PATH, McpGateway, connect
+from ._mcp_serve import MCP_PATH, McpGateway, mcp_portal
 from .base import Agent, AgentResult, ToolGateway
 
 if TYPE_CHECKING:
@@ -31,7 +31,5 @@ class McpPathAgent:
         self.name = inner.name
 
     def run(self, case: Case, gateway: ToolGateway, *, seed: int = 0) -> AgentResult:
-        from anyio.from_thread import start_blocking_portal
-
-        with start_blocking_portal() as portal, portal.wrap_async_context_manager(connect(gateway)) as client:
+        with mcp_portal(gateway) as (portal, client):
             return self.inner.run(case, McpGateway(gateway.tools, portal, client), seed=seed)

@@ -17,7 +17,8 @@ serves a fetched model (``tpguard models fetch NAME``) or any GGUF file, at temp
 ``PATH`` — where tpguard's modes decide for a framework agent (issue 12, item 8): ``decorator``
 (tpguard's ``guard_tool`` / ``@purpose_bound`` on each tool), ``middleware`` (LangChain's
 ``PurposeBoundMiddleware``), ``instrumentor`` (smolagents' ``SmolagentsInstrumentor``, audit only)
-or ``gateway`` (the runner's gateway calls ``Guard.check``). Without ``+PATH`` the ``guard_path``
+``gateway`` (the runner's gateway calls ``Guard.check``) or ``mcp`` (the tools served over MCP
+behind tpguard's MCP proxy, loaded with ``langchain-mcp-adapters`` / ``mcpadapt``). Without ``+PATH`` the ``guard_path``
 argument decides (``--guard-path``: ``adapter`` = the framework's default adapter, ``decorator``;
 or any ``PATH``); its default is ``adapter``: the product as deployed. Baselines and ``off``
 always act at the gateway. Reference agents go through the gateway, except with ``--guard-path
@@ -36,16 +37,16 @@ from .base import Agent
 __all__ = ["ADAPTER", "AGENT_SPECS", "GUARD_PATH_CHOICES", "check_guard_path", "make_agent"]
 
 AGENT_SPECS: tuple[str, ...] = ("oracle", "leaky[:PROFILE]", "replay:PATH",
-                                "langchain[+decorator|middleware|gateway]:MODEL",
-                                "smolagents[+decorator|instrumentor|gateway]:MODEL")
+                                "langchain[+decorator|middleware|gateway|mcp]:MODEL",
+                                "smolagents[+decorator|instrumentor|gateway|mcp]:MODEL")
 #: ``guard_path=`` / ``--guard-path`` values: ``adapter`` is each framework's default adapter.
 ADAPTER = "adapter"
 GUARD_PATH_CHOICES: tuple[str, ...] = (ADAPTER, "decorator", "middleware", "instrumentor",
                                        "gateway", "mcp")
 #: ``MODEL`` prefix of a local GGUF model served by tpguard itself.
 LOCAL = "local:"
-_PATHS = {"langchain": ("decorator", "middleware", "gateway"),
-          "smolagents": ("decorator", "instrumentor", "gateway")}
+_PATHS = {"langchain": ("decorator", "middleware", "gateway", "mcp"),
+          "smolagents": ("decorator", "instrumentor", "gateway", "mcp")}
 
 
 def _unknown(spec: str, why: str) -> ValueError:

@@ -99,8 +99,8 @@ def run(
     guard_path: Annotated[str, typer.Option(
         "--guard-path", help="Framework agents: where tpguard's modes decide — adapter (default, as "
                              "deployed: the decorator), decorator, middleware (langchain), "
-                             "instrumentor (smolagents, audit only), gateway, or mcp (oracle/leaky/"
-                             "replay: the case's tools served over MCP behind tpguard's MCP proxy). "
+                             "instrumentor (smolagents, audit only), gateway, or mcp (every agent: the "
+                             "case's tools served over MCP behind tpguard's MCP proxy). "
                              "Per agent: langchain+middleware:MODEL.")] = "adapter",
     otlp_endpoint: Annotated[str | None, typer.Option(
         "--otlp-endpoint", help="Also export spans over OTLP (e.g. http://localhost:4318).")] = None,

@@ -2,7 +2,9 @@
 tools as an in-process MCP server behind tpguard's ``GuardedMCPSession`` and the reference agents
 call them over MCP. Through the runner's real ``execute_case`` (gateway, SQLite audit log, scorer),
 the MCP path must score exactly as the gateway path: same attempts (blocked ones included), same
-disclosures, same arguments at the backends, same metrics.
+disclosures, same arguments at the backends, same metrics. The framework agents take the path with
+their own MCP client libraries (``langchain-mcp-adapters``, ``mcpadapt``), driven by the scripted
+models of ``test_adapter_path`` (leak on the first try, retry without the leak when withheld).
 """
 
 from __future__ import annotations
@@ -16,6 +18,15 @@ import pytest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from test_adapter_path import (
+    _langchain,
+    _smolagents,
+    conversation,
+    parity_cases,
+    received,
+    run_case,
+    score,
+)
 from test_agents_support import sample
 from typer.testing import CliRunner
 
@@ -37,18 +48,13 @@ def _run(case: Case, agent: str, path: str, guard: str, audit: AuditLog,
                         tracer_provider=provider)
 
 
-def _received(audit: AuditLog, record: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    run = f"{record['agent']}/{record['guard']}"
-    return [(c.tool, c.arguments) for c in audit.trajectory(run, record["case_id"]).calls]
-
-
 def _same(audit: AuditLog, mcp: dict[str, Any], gw: dict[str, Any]) -> None:
     assert mcp["error"] is None and gw["error"] is None
     assert {k: v for k, v in mcp["score"].items() if k != "agent"} == \
            {k: v for k, v in gw["score"].items() if k != "agent"}, mcp["case_id"]
     assert mcp["attempts"] == gw["attempts"], mcp["case_id"]  # no "unguarded" attempt
     assert mcp["disclosures"] == gw["disclosures"] and mcp["s_task"] == gw["s_task"]
-    assert _received(audit, mcp) == _received(audit, gw)
+    assert received(audit, mcp) == received(audit, gw)
 
 
 @pytest.mark.parametrize("guard", ["audit", "enforce", "redact"])
@@ -98,3 +104,26 @@ def test_bench_run_takes_the_mcp_guard_path(tmp_path: Path) -> None:
     records = [json.loads(line) for line in (tmp_path / "records.jsonl").read_text().splitlines()]
     assert len(records) == 8 and all(r["error"] is None for r in records)
     assert {r["guard_path"] for r in records if r["guard"] == "enforce"} == {"mcp"}
+
+
+@pytest.mark.skipif(find_spec("langchain_mcp_adapters") is None or find_spec("mcpadapt") is None,
+                    reason="langchain-mcp-adapters / mcpadapt not installed")
+@pytest.mark.parametrize("guard", ["audit", "enforce:message", "redact"])
+def test_framework_agents_score_the_same_over_mcp(guard: str) -> None:
+    actions: set[str] = set()
+    with AuditLog(":memory:") as audit:
+        for case in parity_cases()[:3]:
+            for make, path in ((_langchain, "langchain-mcp"), (_smolagents, "smolagents-mcp")):
+                base_agent, agent = make(case, "gateway"), make(case, "mcp")
+                base = run_case(case, base_agent, guard, audit, f"{path}-gw")
+                rec = run_case(case, agent, guard, audit, path)
+                assert rec["guard_path"] == path and rec["result"]["error"] is None, rec["result"]
+                assert rec["result"] == base["result"]
+                assert score(rec) == score(base) and rec["attempts"] == base["attempts"], (case.id, path)
+                assert rec["disclosures"] == base["disclosures"]
+                assert received(audit, rec) == received(audit, base)
+                if path == "langchain-mcp":  # langchain-mcp-adapters: the very same conversation
+                    assert conversation(agent) == conversation(base_agent)
+                actions |= {a["action"] for a in rec["attempts"]}
+    assert actions == {"audit": {"allow"}, "enforce:message": {"allow", "block"},
+                       "redact": {"allow", "block", "redact"}}[guard]
