@@ -127,3 +127,10 @@ def test_framework_agents_score_the_same_over_mcp(guard: str) -> None:
                 actions |= {a["action"] for a in rec["attempts"]}
     assert actions == {"audit": {"allow"}, "enforce:message": {"allow", "block"},
                        "redact": {"allow", "block", "redact"}}[guard]
+
+
+@pytest.mark.parametrize("suite", ["acquisition", "exposure"])
+def test_suites_that_do_not_serve_their_tools_over_mcp_say_so(suite: str, tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["bench", "run", "--suite", suite, "--agent", "oracle", "--guard", "off",
+                                   "--guard-path", "mcp", "--limit", "1", "--out", str(tmp_path)])
+    assert res.exit_code == 2 and "--guard-path mcp" in res.output
