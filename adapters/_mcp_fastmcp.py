@@ -13,6 +13,7 @@ without calling the tool, ``redact`` calls it with the rewritten arguments
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,7 +21,7 @@ from fastmcp.server.middleware import Middleware, MiddlewareContext
 from fastmcp.tools.base import ToolResult
 from mcp.types import CallToolResult
 
-from tpguard.guard import Guard
+from tpguard.guard import Guard, Interception
 from tpguard.policy import ToolSpec
 
 from ._mcp_catalog import ToolCatalog
@@ -28,6 +29,8 @@ from ._mcp_results import guarded_result, refusal, refusal_meta
 from ._mcp_wire import ATTR_REFUSAL, refusal_text
 
 __all__ = ["GuardMiddleware"]
+
+_log = logging.getLogger("tpguard")
 
 
 class GuardMiddleware(Middleware):
@@ -47,29 +50,65 @@ class GuardMiddleware(Middleware):
         return [t for t in tools if t.name in shown]
 
     async def on_call_tool(self, context: MiddlewareContext[Any], call_next: Any) -> Any:
+        """Fail-safe around the guard and its conversions: an error of the guard's own refuses
+        the call (``reason: "error"``, the error's type only) in enforce/redact, and in audit
+        lets the call run — or returns the tool's result as it is — with the error logged. The
+        tool's own exceptions propagate, for FastMCP to answer as always."""
+        name = context.message.name
+        ran = False
+        result: Any = None
+        try:
+            resolved = self.catalog.resolve(name)
+            arguments = context.message.arguments or {}
+            with self.guard.intercept(resolved.spec, arguments, call_id=_request_id(context)) as call:
+                refused = _refusal(call, name, resolved.refusal)
+                if refused is not None:
+                    return refused
+                forward = self._forwarded(call, context)
+                if forward is None:  # nothing to forward but the original
+                    return _tool_result(refusal(f"tpguard withheld this call to {name}.",
+                                                refusal_meta(call.decision, mode=call.decision.mode)))
+                ran = True
+                result = await call_next(forward)
+                if not isinstance(result, ToolResult):
+                    return result
+                # an error result is read like any other: its text may quote what the tool read
+                raw = _as_json(result)
+                shown = guarded_result(call, raw, name)
+                return result if shown is raw else _tool_result(shown)
+        except Exception as e:
+            if ran and result is None:
+                raise  # the tool's own failure, not the guard's
+            kind = type(e).__qualname__
+            _log.error("tpguard: internal error (%s) in a call to FastMCP tool %s", kind, name)
+            if self.guard.mode == "audit":
+                return result if ran else await call_next(context)
+            return _tool_result(refusal(f"tpguard could not check this call to {name} ({kind}) and "
+                                        "withheld it.", refusal_meta(None, mode=self.guard.mode, reason="error")))
+
+    @staticmethod
+    def _forwarded(call: Interception, context: MiddlewareContext[Any]) -> MiddlewareContext[Any] | None:
+        """The context to run the tool with: rewritten in redact (``None`` when it cannot be)."""
+        decision = call.decision
+        if not decision.redacted:
+            return context
+        if not isinstance(decision.arguments, Mapping):
+            return None
         params = context.message
-        resolved = self.catalog.resolve(params.name)
-        with self.guard.intercept(resolved.spec, params.arguments or {}, call_id=_request_id(context)) as call:
-            decision = call.decision
-            if resolved.refusal is not None:
-                call.span.set_attribute(ATTR_REFUSAL, resolved.refusal)
-                return _tool_result(refusal(refusal_text(params.name, resolved.refusal),
-                                            refusal_meta(None, mode=decision.mode, reason=resolved.refusal)))
-            if decision.blocked:
-                return _tool_result(refusal(decision.message or f"tpguard withheld this call to {params.name}.",
-                                            refusal_meta(decision, mode=decision.mode)))
-            if decision.redacted:
-                if not isinstance(decision.arguments, Mapping):  # nothing to forward but the original
-                    return _tool_result(refusal(f"tpguard withheld this call to {params.name}.",
-                                                refusal_meta(decision, mode=decision.mode)))
-                context = context.copy(message=params.model_copy(update={"arguments": dict(decision.arguments)}))
-            result = await call_next(context)
-            if not isinstance(result, ToolResult):
-                return result
-            # an error result is read like any other: its text may quote what the tool read
-            raw = _as_json(result)
-            shown = guarded_result(call, raw, params.name)
-            return result if shown is raw else _tool_result(shown)
+        return context.copy(message=params.model_copy(update={"arguments": dict(decision.arguments)}))
+
+
+def _refusal(call: Interception, name: str, reason: str | None) -> ToolResult | None:
+    """The refusal when the tool is refused whatever the call holds or the call is blocked."""
+    decision = call.decision
+    if reason is not None:
+        call.span.set_attribute(ATTR_REFUSAL, reason)
+        return _tool_result(refusal(refusal_text(name, reason),
+                                    refusal_meta(None, mode=decision.mode, reason=reason)))
+    if decision.blocked:
+        return _tool_result(refusal(decision.message or f"tpguard withheld this call to {name}.",
+                                    refusal_meta(decision, mode=decision.mode)))
+    return None
 
 
 def _request_id(context: MiddlewareContext[Any]) -> str | None:

@@ -7,7 +7,8 @@ JSON-RPC error: clients show those as transport failures.
 
 What passes the result stage (:meth:`~tpguard._decision.Interception.check_result`, one decision
 per part, all on the call's span): each ``text`` part, the text of each embedded ``resource`` part,
-``structuredContent``, and each text entry of a ``resources/read`` result. Images, audio, binary
+``structuredContent``, each text entry of a ``resources/read`` result, and the ``message`` and
+``data`` of an upstream JSON-RPC error (they may quote what the tool read). Images, audio, binary
 (``blob``) resources and resource links pass unread — tpguard reads text, not pixels or bytes.
 A result any part of which is withheld is replaced as a whole by the refusal.
 """
@@ -20,8 +21,8 @@ from typing import Any
 
 from tpguard.guard import Decision, Interception
 
-__all__ = ["META_KEY", "filter_call_result", "filter_read_result", "guarded_result", "refusal",
-           "refusal_meta"]
+__all__ = ["META_KEY", "filter_call_result", "filter_error", "filter_read_result", "guarded_result",
+           "refusal", "refusal_meta"]
 
 #: the ``_meta`` key of tpguard's marker on a refused or rewritten result
 META_KEY = "tpguard/decision"
@@ -119,6 +120,22 @@ def filter_read_result(call: Interception, result: Mapping[str, Any]) -> tuple[M
     if not _changed(call):
         return result, None
     return {**result, "contents": shown}, None
+
+
+def filter_error(call: Interception, error: Mapping[str, Any]) -> tuple[Mapping[str, Any], Decision | None]:
+    """An upstream JSON-RPC error (``{"code", "message", "data"}``) through the result stage, like
+    an ``isError`` result's text: returns the error the client should see (unchanged, or filtered
+    in redact) and the withholding decision, if any (the caller answers a refusal then)."""
+    check = call.check_result
+    message, data = error.get("message"), error.get("data")
+    shown_message = _as_text(check(message)) if isinstance(message, str) else message
+    shown_data = check(data) if data is not None and _withheld(call) is None else data
+    withheld = _withheld(call)
+    if withheld is not None:
+        return error, withheld
+    if not _changed(call):
+        return error, None
+    return {**error, "message": shown_message, "data": shown_data}, None
 
 
 def guarded_result(call: Interception, result: Mapping[str, Any], tool: str) -> Mapping[str, Any]:

@@ -29,7 +29,6 @@ logs tool names and error types, never an argument or a result.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 import uuid
@@ -42,6 +41,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
 from mcp.types import (
     INTERNAL_ERROR,
+    ErrorData,
     JSONRPCError,
     JSONRPCMessage,
     JSONRPCNotification,
@@ -56,7 +56,14 @@ from tpguard.guard import Guard, Interception
 from tpguard.policy import PrivateAtom
 
 from ._mcp_catalog import ToolCatalog
-from ._mcp_results import META_KEY, filter_call_result, filter_read_result, refusal, refusal_meta
+from ._mcp_results import (
+    META_KEY,
+    filter_call_result,
+    filter_error,
+    filter_read_result,
+    refusal,
+    refusal_meta,
+)
 from ._mcp_wire import (
     ATTR_REFUSAL,
     ATTR_TOOL_CHANGED,
@@ -81,6 +88,26 @@ REFUSAL_ERROR_CODE = -32050
 
 
 
+class _Waiter:
+    """The one reply to a request the proxy sent upstream (an event and a slot: cheaper than a
+    memory stream per call)."""
+
+    __slots__ = ("_event", "_reply")
+
+    def __init__(self) -> None:
+        self._event = anyio.Event()
+        self._reply: Reply | None = None
+
+    def set(self, reply: Reply) -> None:
+        self._reply = reply
+        self._event.set()
+
+    async def wait(self) -> Reply:
+        await self._event.wait()
+        assert self._reply is not None
+        return self._reply
+
+
 class GuardedMCPSession:
     """Guard one MCP session: ``await GuardedMCPSession(guard, catalog).run(client, upstream)``.
 
@@ -101,7 +128,7 @@ class GuardedMCPSession:
         #: the ``Mcp-Session-Id`` the client uses (streamable HTTP), learned from its requests
         self.mcp_session_id: str | None = None
         self._tracer = (tracer_provider or trace.get_tracer_provider()).get_tracer("tpguard.mcp", __version__)
-        self._waiters: dict[Any, MemoryObjectSendStream[Reply]] = {}
+        self._waiters: dict[Any, _Waiter] = {}
         self._lists: set[Any] = set()
         self._calls: dict[Any, anyio.CancelScope] = {}
         self._progress: dict[Any, Any] = {}
@@ -175,8 +202,7 @@ class GuardedMCPSession:
                 if isinstance(root, JSONRPCResponse | JSONRPCError):
                     waiter = self._waiters.pop(root.id, None)
                     if waiter is not None:
-                        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-                            waiter.send_nowait(root)  # room for one; gone if the call was cancelled
+                        waiter.set(root)  # nobody reads it if the call was cancelled
                         continue
                     if root.id in self._lists:
                         self._lists.discard(root.id)
@@ -253,6 +279,7 @@ class GuardedMCPSession:
     async def _guarded_call(self, req: JSONRPCRequest, name: str, params: dict[str, Any]) -> Reply:
         arguments = params.get("arguments") or {}
         forwarded = False
+        reply: Reply | None = None
         try:
             resolved = self.catalog.resolve(name)
             with self.guard.intercept(resolved.spec, arguments, call_id=str(req.id)) as call:
@@ -274,31 +301,46 @@ class GuardedMCPSession:
                 reply = await self._ask("tools/call", params, req.id)
                 return self._filtered(call, reply)
         except Exception as e:  # the proxy's own failure: closed in enforce/redact, open in audit
-            kind = type(e).__qualname__
+            kind = type(e).__qualname__  # (the intercept's span records it as error.type)
             _log.error("tpguard: internal error (%s) in a call to MCP tool %s", kind, name)
-            if self.mode == "audit" and not forwarded:
-                return await self._ask("tools/call", req.params, req.id)
+            if self.mode == "audit":  # the upstream's own answer, unchanged
+                if reply is not None:
+                    return reply
+                if not forwarded:
+                    return await self._ask("tools/call", req.params, req.id)
             return result(req.id, refusal(f"tpguard could not check this call to {name} ({kind}) and "
                                            "withheld it.", refusal_meta(None, mode=self.mode, reason="error")))
 
     def _filtered(self, call: Interception, reply: Reply) -> Reply:
-        if not isinstance(reply, JSONRPCResponse):
-            return reply  # upstream errors pass as they are
+        """The upstream's reply as the client should see it (result stage; fails closed)."""
         try:
+            if isinstance(reply, JSONRPCError):
+                return self._filtered_error(call, reply)
             shown = filter_call_result(call, reply.result)
         except Exception as e:
             kind = type(e).__qualname__
             _log.error("tpguard: internal error (%s) reading a result of %s", kind, call.decision.tool)
             if self.mode == "audit":
                 return reply
-            shown = refusal(f"tpguard could not check the result of {call.decision.tool} ({kind}) "
-                            "and withheld it.", refusal_meta(None, mode=self.mode, reason="error",
-                                                             stage="result"))
+            return result(reply.id, refusal(
+                f"tpguard could not check the result of {call.decision.tool} ({kind}) and withheld it.",
+                refusal_meta(None, mode=self.mode, reason="error", stage="result")))
         if shown is reply.result and call.decision.redacted:  # say the request was rewritten
             meta = dict(shown.get("_meta") or {})
             meta[META_KEY] = {"action": "redact", "stage": "request", "mode": self.mode}
             shown = {**shown, "_meta": meta}
         return reply if shown is reply.result else result(reply.id, shown)
+
+    def _filtered_error(self, call: Interception, reply: JSONRPCError) -> Reply:
+        """An upstream JSON-RPC error of a ``tools/call``: its message and data may quote what the
+        tool read, so they pass the result stage; withheld → the refusal result."""
+        raw = reply.error.model_dump(by_alias=True, exclude_none=True)
+        shown, withheld = filter_error(call, raw)
+        if withheld is not None:
+            return result(reply.id, refusal(withheld.message or "tpguard withheld this result.",
+                                            refusal_meta(withheld, mode=self.mode, stage="result")))
+        return reply if shown is raw else JSONRPCError(jsonrpc="2.0", id=reply.id,
+                                                        error=ErrorData.model_validate(shown))
 
     # -- resources/read ---------------------------------------------------------------------------
     async def _read_resource(self, req: JSONRPCRequest) -> None:
@@ -314,6 +356,7 @@ class GuardedMCPSession:
 
     async def _guarded_read(self, req: JSONRPCRequest, params: dict[str, Any]) -> Reply:
         forwarded = False
+        reply: Reply | None = None
         try:
             spec = self.guard.tool_spec(RESOURCE_TOOL)
             with self.guard.intercept(spec, {"uri": params.get("uri")}, call_id=str(req.id)) as call:
@@ -323,8 +366,14 @@ class GuardedMCPSession:
                                   refusal_meta(decision, mode=self.mode))
                 forwarded = True
                 reply = await self._ask(RESOURCE_TOOL, params, req.id)
-                if not isinstance(reply, JSONRPCResponse):
-                    return reply
+                if isinstance(reply, JSONRPCError):  # its message may quote the resource
+                    raw = reply.error.model_dump(by_alias=True, exclude_none=True)
+                    error_shown, withheld = filter_error(call, raw)
+                    if withheld is None:
+                        return reply if error_shown is raw else JSONRPCError(
+                            jsonrpc="2.0", id=req.id, error=ErrorData.model_validate(error_shown))
+                    return error(req.id, REFUSAL_ERROR_CODE, withheld.message or "tpguard withheld this read.",
+                                 refusal_meta(withheld, mode=self.mode))
                 shown, withheld = filter_read_result(call, reply.result)
                 if withheld is not None:
                     return error(req.id, REFUSAL_ERROR_CODE, withheld.message or "tpguard withheld this read.",
@@ -333,8 +382,11 @@ class GuardedMCPSession:
         except Exception as e:
             kind = type(e).__qualname__
             _log.error("tpguard: internal error (%s) in a resources/read", kind)
-            if self.mode == "audit" and not forwarded:
-                return await self._ask(RESOURCE_TOOL, req.params, req.id)
+            if self.mode == "audit":  # the upstream's own answer, unchanged
+                if reply is not None:
+                    return reply
+                if not forwarded:
+                    return await self._ask(RESOURCE_TOOL, req.params, req.id)
             return error(req.id, REFUSAL_ERROR_CODE, f"tpguard could not check this read ({kind}) and withheld it.",
                           refusal_meta(None, mode=self.mode, reason="error"))
 
@@ -342,17 +394,14 @@ class GuardedMCPSession:
     async def _ask(self, method: str, params: Mapping[str, Any] | None, request_id: Any = None) -> Reply:
         """Send a request upstream and wait for its reply (own requests get ``tpguard-N`` ids)."""
         rid = request_id if request_id is not None else f"tpguard-{next(_own_ids)}"
-        send, receive = anyio.create_memory_object_stream[Reply](1)
-        self._waiters[rid] = send
+        waiter = self._waiters[rid] = _Waiter()
         try:
             request = JSONRPCRequest(jsonrpc="2.0", id=rid, method=method,
                                      params=dict(params) if params is not None else None)
             await self._upstream(JSONRPCMessage(request))
-            async with receive:
-                return await receive.receive()
+            return await waiter.wait()
         finally:
             self._waiters.pop(rid, None)
-            send.close()
 
     async def _upstream(self, message: JSONRPCMessage) -> None:
         assert self._to_upstream is not None

@@ -16,7 +16,10 @@ The model: an ``init_chat_model`` spec (``openai:gpt-4.1-mini``), an OpenAI-comp
   guard sees the model's raw tool-call arguments; a blocked call is rewritten in the conversation
   to its placeholder form (issue 31; not under ``enforce:message``). The decorator path cannot
   rewrite the conversation: there the model reads the refusal message alone;
-* ``gateway``: the runner's gateway decides (``Guard.check`` there), the tools are plain.
+* ``gateway``: the runner's gateway decides (``Guard.check`` there), the tools are plain;
+* ``langchain-mcp``: the case's tools are served over MCP behind tpguard's MCP proxy, which decides
+  (:mod:`._mcp_serve`); the agent loads them with ``langchain-mcp-adapters`` (``load_mcp_tools``,
+  async tools: the agent runs with ``ainvoke`` in the MCP client's event loop).
 
 On an adapter path the deployer's configuration — each tool's purpose, sink and free-text slots —
 comes from the guard the gateway hands over (the case's deployment policy); the model still sees
@@ -31,11 +34,13 @@ from __future__ import annotations
 
 import contextvars
 import os
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, ToolException
 
 from ._prompt import SYSTEM_PROMPT, error_type
@@ -47,11 +52,13 @@ if TYPE_CHECKING:
 
     from ..cases.schema import Case
 
-__all__ = ["GUARD_PATHS", "GatewayTool", "LangChainAgent", "RepeatedCallMiddleware", "build_tools",
+__all__ = ["GUARD_PATHS", "MCP_GUARD_PATH", "GatewayTool", "LangChainAgent", "RepeatedCallMiddleware", "build_tools",
            "chat_model"]
 
 #: The guard paths a LangChain agent can take; the first is the default.
-GUARD_PATHS = ("langchain-decorator", "langchain-middleware", GATEWAY)
+GUARD_PATHS = ("langchain-decorator", "langchain-middleware", GATEWAY, "langchain-mcp")
+#: the tools come over MCP through tpguard's proxy (``langchain-mcp-adapters``' ``load_mcp_tools``)
+MCP_GUARD_PATH = "langchain-mcp"
 
 _CALL_ID: contextvars.ContextVar[str | None] = contextvars.ContextVar("tpguard_lc_call_id", default=None)
 
@@ -178,17 +185,21 @@ class LangChainAgent:
         from langchain.agents import create_agent
 
         result = AgentResult()
+        repeat = RepeatedCallMiddleware()
+        task: Any = {"messages": [HumanMessage(case.task)]}
+        config: RunnableConfig = {"recursion_limit": 2 * self.max_steps + 1}
         try:
-            tools: list[Any] = list(build_tools(gateway))
-            middleware: list[Any] = []
-            guard = adapter_guard(gateway, self.guard_path)
-            if guard is not None:
-                tools, middleware = _guarded(tools, guard, self.guard_path)
-            repeat = RepeatedCallMiddleware()
-            agent = create_agent(self.model, tools, system_prompt=SYSTEM_PROMPT,
-                                 middleware=[*middleware, repeat])
-            out = agent.invoke({"messages": [HumanMessage(case.task)]},
-                               config={"recursion_limit": 2 * self.max_steps + 1})
+            if self.guard_path == MCP_GUARD_PATH:
+                out = self._run_mcp(gateway, repeat, task, config)
+            else:
+                tools: list[Any] = list(build_tools(gateway))
+                middleware: list[Any] = []
+                guard = adapter_guard(gateway, self.guard_path)
+                if guard is not None:
+                    tools, middleware = _guarded(tools, guard, self.guard_path)
+                agent = create_agent(self.model, tools, system_prompt=SYSTEM_PROMPT,
+                                     middleware=[*middleware, repeat])
+                out = agent.invoke(task, config=config)
         except Exception as e:  # a model or framework failure ends this case, not the benchmark
             result.error = error_type(e)
             return result
@@ -199,3 +210,17 @@ class LangChainAgent:
         if ai and not ai[-1].tool_calls:
             result.final_answer = ai[-1].text
         return result
+
+    def _run_mcp(self, gateway: ToolGateway, repeat: RepeatedCallMiddleware, task: Any,
+                 config: RunnableConfig) -> Any:
+        """The agent over the case's tools served by MCP behind tpguard's proxy (async tools:
+        ``ainvoke`` in the MCP client's event loop)."""
+        from langchain.agents import create_agent
+        from langchain_mcp_adapters.tools import load_mcp_tools
+
+        from ._mcp_serve import mcp_portal
+
+        with mcp_portal(gateway, MCP_GUARD_PATH) as (portal, client):
+            tools = portal.call(load_mcp_tools, client)
+            agent = create_agent(self.model, tools, system_prompt=SYSTEM_PROMPT, middleware=[repeat])
+            return portal.call(partial(agent.ainvoke, task, config=config))

@@ -17,10 +17,13 @@ serves a fetched model (``tpguard models fetch NAME``) or any GGUF file, at temp
 ``PATH`` — where tpguard's modes decide for a framework agent (issue 12, item 8): ``decorator``
 (tpguard's ``guard_tool`` / ``@purpose_bound`` on each tool), ``middleware`` (LangChain's
 ``PurposeBoundMiddleware``), ``instrumentor`` (smolagents' ``SmolagentsInstrumentor``, audit only)
-or ``gateway`` (the runner's gateway calls ``Guard.check``). Without ``+PATH`` the ``guard_path``
+``gateway`` (the runner's gateway calls ``Guard.check``) or ``mcp`` (the tools served over MCP
+behind tpguard's MCP proxy, loaded with ``langchain-mcp-adapters`` / ``mcpadapt``). Without ``+PATH`` the ``guard_path``
 argument decides (``--guard-path``: ``adapter`` = the framework's default adapter, ``decorator``;
 or any ``PATH``); its default is ``adapter``: the product as deployed. Baselines and ``off``
-always act at the gateway. Reference agents always go through the gateway.
+always act at the gateway. Reference agents go through the gateway, except with ``--guard-path
+mcp``: their tools are then served over MCP behind tpguard's MCP proxy
+(:class:`~.mcp_path.McpPathAgent`; baselines and ``off`` without the proxy).
 
 Framework modules are imported only when such an agent is made.
 """
@@ -35,16 +38,16 @@ __all__ = ["ADAPTER", "AGENT_SPECS", "GUARD_PATH_CHOICES", "LOCAL", "check_guard
            "local_endpoint", "make_agent"]
 
 AGENT_SPECS: tuple[str, ...] = ("oracle", "leaky[:PROFILE]", "replay:PATH",
-                                "langchain[+decorator|middleware|gateway]:MODEL",
-                                "smolagents[+decorator|instrumentor|gateway]:MODEL")
+                                "langchain[+decorator|middleware|gateway|mcp]:MODEL",
+                                "smolagents[+decorator|instrumentor|gateway|mcp]:MODEL")
 #: ``guard_path=`` / ``--guard-path`` values: ``adapter`` is each framework's default adapter.
 ADAPTER = "adapter"
 GUARD_PATH_CHOICES: tuple[str, ...] = (ADAPTER, "decorator", "middleware", "instrumentor",
-                                       "gateway")
+                                       "gateway", "mcp")
 #: ``MODEL`` prefix of a local GGUF model served by tpguard itself.
 LOCAL = "local:"
-_PATHS = {"langchain": ("decorator", "middleware", "gateway"),
-          "smolagents": ("decorator", "instrumentor", "gateway")}
+_PATHS = {"langchain": ("decorator", "middleware", "gateway", "mcp"),
+          "smolagents": ("decorator", "instrumentor", "gateway", "mcp")}
 
 
 def _unknown(spec: str, why: str) -> ValueError:
@@ -86,16 +89,8 @@ def local_endpoint(model: str) -> tuple[str, str, dict[str, Any]]:
     return endpoint.url, "local", {"temperature": 0.0}
 
 
-def make_agent(spec: str, *, base_url: str | None = None, api_key: str | None = None,
-               code_agent: bool = False, profile: str | None = None,
-               guard_path: str | None = None) -> Agent:
-    """Build the agent a ``--agent`` spec names (``profile`` overrides ``leaky``'s default;
-    ``guard_path`` is the framework agents' path when the spec has no ``+PATH``; reference agents
-    ignore it)."""
-    head, _, rest = spec.strip().partition(":")
-    kind, plus, suffix = head.lower().partition("+")
-    if plus and kind not in _PATHS:
-        raise _unknown(spec, f"'+{suffix}': only langchain and smolagents take a guard path")
+def _reference(spec: str, kind: str, rest: str, profile: str | None) -> Agent | None:
+    """The reference agent ``spec`` names, or ``None`` for a framework agent."""
     if kind == "oracle" and not rest:
         from .oracle import OracleAgent
 
@@ -113,6 +108,26 @@ def make_agent(spec: str, *, base_url: str | None = None, api_key: str | None = 
         from .replay import ReplayAgent
 
         return ReplayAgent(rest)
+    return None
+
+
+def make_agent(spec: str, *, base_url: str | None = None, api_key: str | None = None,
+               code_agent: bool = False, profile: str | None = None,
+               guard_path: str | None = None) -> Agent:
+    """Build the agent a ``--agent`` spec names (``profile`` overrides ``leaky``'s default;
+    ``guard_path`` is the framework agents' path when the spec has no ``+PATH``; reference agents
+    ignore it)."""
+    head, _, rest = spec.strip().partition(":")
+    kind, plus, suffix = head.lower().partition("+")
+    if plus and kind not in _PATHS:
+        raise _unknown(spec, f"'+{suffix}': only langchain and smolagents take a guard path")
+    reference = _reference(spec, kind, rest, profile)
+    if reference is not None:
+        if (guard_path or "").strip().lower() == "mcp":
+            from .mcp_path import McpPathAgent
+
+            return McpPathAgent(reference)
+        return reference
     if kind not in _PATHS:
         raise _unknown(spec, "not a known agent kind")
     path = _guard_path(spec, kind, suffix if plus else None, guard_path)

@@ -19,7 +19,10 @@ outcome); the instruction is neutral (:mod:`._prompt`), no policy is shown.
 * ``smolagents-instrumentor``: ``SmolagentsInstrumentor`` patches smolagents for the run — audit
   only, as the product is (``enforce`` / ``redact`` end the case with ``GuardPathError``). The
   instrumentor patches classes process-wide, so instrumented runs take turns (a lock);
-* ``gateway``: the runner's gateway decides.
+* ``gateway``: the runner's gateway decides;
+* ``smolagents-mcp``: the case's tools are served over MCP behind tpguard's MCP proxy, which decides
+  (:mod:`._mcp_serve`); the tools are built by ``mcpadapt``'s smolagents adapter, as
+  ``ToolCollection.from_mcp`` builds them (a refusal comes back as the tool's text output).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import contextlib
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from smolagents import CodeAgent, Model, Tool, ToolCallingAgent
@@ -40,14 +44,20 @@ from ._smol_schema import smol_inputs
 from .base import GATEWAY, AgentResult, ToolGateway, ToolView, adapter_guard
 
 if TYPE_CHECKING:
+    from anyio.from_thread import BlockingPortal
+    from mcp import ClientSession
+
     from tpguard import Guard
 
     from ..cases.schema import Case
 
-__all__ = ["GUARD_PATHS", "GuardPathError", "SmolagentsAgent", "build_tools", "smol_model"]
+__all__ = ["GUARD_PATHS", "MCP_GUARD_PATH", "GuardPathError", "SmolagentsAgent", "build_tools", "mcp_tools",
+           "smol_model"]
 
 #: The guard paths a smolagents agent can take; the first is the default.
-GUARD_PATHS = ("smolagents-decorator", "smolagents-instrumentor", GATEWAY)
+GUARD_PATHS = ("smolagents-decorator", "smolagents-instrumentor", GATEWAY, "smolagents-mcp")
+#: the tools come over MCP through tpguard's proxy (built by ``mcpadapt``'s smolagents adapter)
+MCP_GUARD_PATH = "smolagents-mcp"
 _INSTRUMENTED = threading.Lock()  # one SmolagentsInstrumentor may be active per process
 
 
@@ -143,6 +153,28 @@ def _watch_repeats(watch: RepeatWatch) -> Any:
     return on_step
 
 
+def mcp_tools(portal: BlockingPortal, client: ClientSession) -> list[Tool]:
+    """The session's tools as smolagents tools, built as ``mcpadapt`` builds them (its
+    ``SmolAgentsAdapter`` over a synchronous call into the session's event loop)."""
+    from mcpadapt.smolagents_adapter import SmolAgentsAdapter
+
+    def call(name: str, arguments: dict[str, Any] | None) -> Any:
+        return portal.call(partial(client.call_tool, name, arguments))
+
+    adapter = SmolAgentsAdapter()
+    tools = []
+    for listed in portal.call(client.list_tools).tools:
+        tool = adapter.adapt(partial(call, listed.name), listed)
+        # mcpadapt 0.1.19 ignores the schema's ``required``: smolagents would then reject every
+        # call that leaves an optional argument out. Mark those nullable, as build_tools does.
+        required = set(listed.inputSchema.get("required") or ())
+        for name, spec in tool.inputs.items():
+            if name not in required:
+                spec["nullable"] = True
+        tools.append(tool)
+    return tools
+
+
 class SmolagentsAgent:
     """``SmolagentsAgent("gpt-4.1-mini", base_url=…)`` or ``SmolagentsAgent(model_instance)``."""
 
@@ -167,11 +199,23 @@ class SmolagentsAgent:
         return self._model
 
     def run(self, case: Case, gateway: ToolGateway, *, seed: int = 0) -> AgentResult:
+        if self.guard_path != MCP_GUARD_PATH:
+            return self._run(case, gateway, None)
+        from ._mcp_serve import mcp_portal
+
+        try:
+            with mcp_portal(gateway, MCP_GUARD_PATH) as (portal, client):
+                return self._run(case, gateway, mcp_tools(portal, client))
+        except Exception as e:  # the MCP session could not start or end: this case fails
+            return AgentResult(error=error_type(e))
+
+    def _run(self, case: Case, gateway: ToolGateway, served: list[Tool] | None) -> AgentResult:
+        """Run on ``served`` (MCP tools: the proxy guards them) or on tools built from ``gateway``."""
         result = AgentResult()
         watch = RepeatWatch()
         try:
-            tools = build_tools(gateway)
-            guard = adapter_guard(gateway, self.guard_path)
+            tools = build_tools(gateway) if served is None else served
+            guard = adapter_guard(gateway, self.guard_path) if served is None else None
             scope: Any = contextlib.nullcontext()
             tools_guarded = guard is not None and self.guard_path == "smolagents-decorator"
             if guard is not None and tools_guarded:

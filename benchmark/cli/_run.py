@@ -99,8 +99,9 @@ def run(
     guard_path: Annotated[str, typer.Option(
         "--guard-path", help="Framework agents: where tpguard's modes decide — adapter (default, as "
                              "deployed: the decorator), decorator, middleware (langchain), "
-                             "instrumentor (smolagents, audit only) or gateway. Per agent: "
-                             "langchain+middleware:MODEL.")] = "adapter",
+                             "instrumentor (smolagents, audit only), gateway, or mcp (every agent: the "
+                             "case's tools served over MCP behind tpguard's MCP proxy). "
+                             "Per agent: langchain+middleware:MODEL.")] = "adapter",
     otlp_endpoint: Annotated[str | None, typer.Option(
         "--otlp-endpoint", help="Also export spans over OTLP (e.g. http://localhost:4318).")] = None,
     presidio_model: Annotated[str | None, typer.Option(

@@ -5,7 +5,8 @@ One process measures, side by side: a bare LangChain tool call; ``Guard.check`` 
 LangChain-PII and Presidio baselines; and the scaling series (atoms 10 → 100,000; argument length
 1 KB → 1 MB single-spaced and multi-line; 1k → 10k nested leaves; session entry, ``register`` and
 session memory at the largest policy; the adversarial series: a realistic 1 MB export against
-text written to be slow, at the argument, result and exit stages). The ratios and their targets are issue 9's (see
+text written to be slow, at the argument, result and exit stages); and an MCP call direct against
+through the proxy (``_mcp``). The ratios and their targets are issue 9's (see
 ``docs/perf.md``). A benchmark, not a test: machines are noisy, read the ratios.
 """
 
@@ -20,6 +21,7 @@ from typing import Any
 
 from ._adversarial import adversarial_series
 from ._cases import Bench, atom_series, call_figures
+from ._mcp import mcp_figures
 from ._measure import Figure, MeasurementTimeout, measure, measure_interleaved
 from ._report import INFO_RATIOS, RATIOS, Ratio, info_ratios, ratios, render, to_json
 from ._scaling import length_series, nested_series, session_figures
@@ -60,6 +62,7 @@ def run_perf(sizes: Sizes, progress: Callable[[str], None] = lambda _: None) -> 
     mach = machine()
     bench = Bench(sizes, progress)
     call_figures(bench)
+    mcp_figures(bench)  # the MCP proxy's cost per call (issue 30)
     length_series(bench)
     nested_series(bench)
     adversarial_series(bench)

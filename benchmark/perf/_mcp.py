@@ -14,7 +14,11 @@ the figure is the ratio of medians.
 ``--no-spans`` uses OpenTelemetry's no-op provider: what ``tpguard mcp-proxy`` runs with when
 neither ``--spans`` nor OTLP export is configured.
 
-Needs the ``mcp`` extra. Not part of ``tpguard bench perf``'s default run yet.
+``tpguard bench perf`` runs it once (:func:`mcp_figures`, no-op spans, ``enforce``): figures
+``mcp_direct``/``mcp_proxied`` (wall) and ``mcp_direct_cpu``/``mcp_proxied_cpu`` (CPU time of this
+process), the target ``mcp_proxied_cpu/mcp_direct_cpu`` ≤ 1.3 and the wall ratio beside it. The
+CPU ratio is the target because the call is single-threaded and other processes' load on a shared
+machine does not enter it. Without the ``mcp`` extra the figures are reported as skipped.
 """
 
 from __future__ import annotations
@@ -25,12 +29,22 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-__all__ = ["McpOverhead", "measure_mcp_overhead"]
+from ._measure import Figure
+
+if TYPE_CHECKING:
+    from ._cases import Bench
+
+__all__ = ["FIGURES", "McpOverhead", "mcp_figures", "measure_mcp_overhead"]
+
+#: the figures :func:`mcp_figures` adds to a ``bench perf`` run
+FIGURES = ("mcp_direct", "mcp_proxied", "mcp_direct_cpu", "mcp_proxied_cpu")
+_CALLS_PER_BUDGET_S = 1600  # calls per path per second of a run's budget: full 400, quick 160, tiny 20
 
 POLICY = Path(__file__).resolve().parents[2] / "examples" / "healthcare_policy.yaml"
 CALL = {"summary": "Prescription RX-88213 is ready for pickup.", "pickup_id": "RX-88213"}
@@ -141,6 +155,23 @@ def measure_mcp_overhead(calls: int = 300, mode: str = "enforce", rounds: int = 
                          spans: bool = True) -> McpOverhead:
     """Median per-call latency of a direct and a proxied MCP call (see the module docstring)."""
     return anyio.run(_measure, calls, mode, rounds, spans)
+
+
+def mcp_figures(bench: Bench) -> None:
+    """Add :data:`FIGURES` to ``bench`` (enforce, no-op spans: ``tpguard mcp-proxy``'s default).
+
+    The number of calls per path follows the run's budget (at least 20). Not capped per call like
+    the other figures: the call is one fixed, small hand-off, constant in every size."""
+    bench.progress("mcp_direct, mcp_proxied")
+    if find_spec("mcp") is None:  # reported as skipped, never silently absent
+        for name in FIGURES:
+            bench.figures[name] = Figure(None, skipped=True)
+        return
+    calls = max(20, int(bench.sizes.budget_s * _CALLS_PER_BUDGET_S))
+    m = measure_mcp_overhead(calls, "enforce", spans=False)
+    for name, us in zip(FIGURES, (m.direct_us, m.proxied_us, m.direct_cpu_us, m.proxied_cpu_us),
+                        strict=True):
+        bench.figures[name] = Figure(us * 1000, n=m.calls, calls=1)
 
 
 def main() -> None:

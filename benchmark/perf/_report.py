@@ -70,6 +70,7 @@ RATIOS: tuple[RatioSpec, ...] = (
               lambda s: f"register_{s.register}_one_by_one",
               lambda s: f"register_{s.register}_at_once"),
     *(_adversarial(stage) for stage in STAGES),
+    RatioSpec("mcp_proxied_cpu/mcp_direct_cpu", 1.3, _fixed("mcp_proxied_cpu"), _fixed("mcp_direct_cpu")),
 )
 
 
@@ -80,6 +81,7 @@ RATIOS: tuple[RatioSpec, ...] = (
 INFO_RATIOS: tuple[tuple[str, str, str], ...] = (
     ("guarded_langchain_redact/bare_langchain", "guarded_langchain_redact", "bare_langchain"),
     ("intercept_sdk_redact/bare_langchain", "intercept_sdk_redact", "bare_langchain"),
+    ("mcp_proxied/mcp_direct", "mcp_proxied", "mcp_direct"),  # wall-clock, beside the CPU target
 )
 
 

@@ -126,6 +126,8 @@ class Gateway:
         self._specs = {t.name: t for t in case.tools}
         self._recorder = (self.recorders or Recorders(1)).get(case)
         self._lock = threading.Lock()
+        #: the adapter's decisions on calls not yet arrived, by call id (see :meth:`_decided`)
+        self._by_call_id: dict[str, tuple[str, GuardAction]] = {}
 
     @property
     def tools(self) -> tuple[ToolView, ...]:
@@ -162,7 +164,9 @@ class Gateway:
 
     def _decided(self, spec: ToolSpec, arguments: Any, decision: Decision, call_id: str | None) -> None:
         """The adapter's decision on one call: the attempt now; a blocked call's span now (it will
-        not reach :meth:`call`); an allowed or redacted call's action for :meth:`call`."""
+        not reach :meth:`call`); an allowed or redacted call's action for :meth:`call` — in this
+        context, and by ``call_id`` for an adapter that decides in another task than the one the
+        call arrives in (the MCP proxy: its call id is the JSON-RPC id the tool server sees)."""
         case_spec = self._specs.get(spec.name)
         if case_spec is None:  # not a case tool: the gateway path never decides those either
             return
@@ -170,6 +174,9 @@ class Gateway:
         self._attempt(spec.name, act.action, act.types, act.fields, act.atoms)
         if not act.blocked:
             _DECIDED.set([(self, spec.name, act)])
+            if call_id is not None:
+                with self._lock:
+                    self._by_call_id[call_id] = (spec.name, act)
             return
         _DECIDED.set([])
         received = arguments if isinstance(arguments, dict) else {}
@@ -177,11 +184,17 @@ class Gateway:
                                       tracer_provider=self.tracer_provider) as call:
             self._mark(call.span, act)
 
-    def _adapter_action(self, name: str, arguments: dict[str, Any]) -> GuardAction:
+    def _adapter_action(self, name: str, arguments: dict[str, Any], call_id: str | None) -> GuardAction:
         slot = _DECIDED.get([])
         decided = slot.pop() if slot else None
+        keyed = None
+        if call_id is not None:
+            with self._lock:
+                keyed = self._by_call_id.pop(call_id, None)
         if decided is not None and decided[0] is self and decided[1] == name:
             return decided[2]
+        if keyed is not None and keyed[0] == name:
+            return keyed[1]
         with self._lock:
             self.unguarded += 1
         self._attempt(name, "unguarded", (), ())
@@ -203,7 +216,7 @@ class Gateway:
         if not isinstance(arguments, dict):
             return Observation(False, f"{name}: arguments must be a JSON object")
         if self.delegated:  # the adapter decided; what arrives here is what the tool received
-            act = self._adapter_action(name, arguments)
+            act = self._adapter_action(name, arguments, call_id)
             received = arguments
         else:
             try:

@@ -167,6 +167,9 @@ def _validate(config: RunConfig) -> None:
 def _validate_guards(config: RunConfig) -> None:
     """Guard names are checked per suite, with one clear line."""
     own = {ACQ_SUITE: check_acq_guard_names, EXP_SUITE: check_exp_guard_names}.get(config.suite)
+    if own is not None and config.guard_path.strip().lower() == "mcp":  # not silently ignored
+        raise UsageError(f"--guard-path mcp: the {config.suite} suite does not serve its tools over "
+                         "MCP; the need-to-know and public-derived suites do")
     if own is not None:
         if config.executor != "local":
             raise UsageError(f"--executor ray: the {config.suite} suite runs locally "

@@ -63,3 +63,40 @@ async def test_unknown_tools_may_be_hidden_and_results_pass_the_result_stage() -
         hidden = await client.call_tool_mcp("visit_summary", {"visit_id": "V-1"})
     assert names == {"team_handoff"}
     assert hidden.isError and hidden.meta[META_KEY]["reason"] == "unknown_tool_hidden"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("mode", ["audit", "enforce", "redact"])
+async def test_a_guard_error_fails_closed_or_passes_with_a_record_never_crashes(
+        mode: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A conversion failing after the tool ran (its message quoting the result) and the catalog
+    failing before: never a crash of the server, never a value in what the client or log sees."""
+    from tpguard.adapters import _mcp_fastmcp
+
+    def unreadable(_result: Any) -> Any:
+        raise ValueError(f"cannot convert {RECORD}")
+
+    monkeypatch.setattr(_mcp_fastmcp, "_as_json", unreadable)
+    async with Client(server(Guard(POLICY, mode=mode), [])) as client:  # type: ignore[arg-type]
+        after = await client.call_tool_mcp("visit_summary", {"visit_id": "V-1"})
+    monkeypatch.undo()
+    received: list[dict[str, Any]] = []
+    app = server(Guard(POLICY, mode=mode), received)  # type: ignore[arg-type]
+
+    def broken_catalog(_name: str) -> Any:
+        raise KeyError(NAME)
+
+    middleware = next(m for m in app.middleware if isinstance(m, GuardMiddleware))
+    monkeypatch.setattr(middleware.catalog, "resolve", broken_catalog)
+    async with Client(app) as client:
+        before = await client.call_tool_mcp("team_handoff", {"summary": "ready", "pickup_id": PICKUP})
+    shown = json.dumps(after.model_dump(mode="json")) + json.dumps(before.model_dump(mode="json"))
+    if mode == "audit":  # the tool ran, its result unchanged; the error logged by type
+        assert not after.isError and after.content[0].text == RECORD  # type: ignore[union-attr]
+        assert not before.isError and received == [{"summary": "ready", "pickup_id": PICKUP}]
+    else:
+        for refused, kind in ((after, "ValueError"), (before, "KeyError")):
+            assert refused.isError and refused.meta[META_KEY]["reason"] == "error"  # type: ignore[index]
+            assert kind in refused.content[0].text  # type: ignore[union-attr]
+        assert NAME not in shown and PHONE not in shown and received == []
+    assert "internal error (ValueError)" in caplog.text and "internal error (KeyError)" in caplog.text
+    assert NAME not in caplog.text

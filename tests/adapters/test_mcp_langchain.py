@@ -16,7 +16,7 @@ from mcp.shared.memory import create_connected_server_and_client_session
 from mcp_fixtures import NAME, PHONE, PICKUP, POLICY, upstream
 
 from tpguard import Guard
-from tpguard.adapters.mcp import GuardInterceptor
+from tpguard.adapters.mcp import META_KEY, GuardInterceptor
 from tpguard.testing.langchain import ScriptedChatModel
 
 LEAKY = {"summary": f"{NAME} ({PHONE}) can collect {PICKUP}.", "pickup_id": PICKUP}
@@ -73,3 +73,32 @@ async def test_an_error_result_goes_through_the_result_stage() -> None:
     assert out.isError
     [span] = spans.tool_spans()
     assert "tpguard.result.decision" in (span.attributes or {}), "the error text was read"
+
+
+@pytest.mark.parametrize("mode", ["audit", "enforce"])
+async def test_a_guard_error_fails_closed_or_passes_with_a_record(
+        mode: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    from mcp.types import CallToolResult
+
+    from tpguard.adapters import _mcp_langchain
+
+    def unreadable(*_: Any) -> Any:
+        raise ValueError(f"cannot read {NAME}")
+
+    monkeypatch.setattr(_mcp_langchain, "guarded_result", unreadable)
+    interceptor = GuardInterceptor(Guard(POLICY, mode=mode))  # type: ignore[arg-type]
+    tool_result = CallToolResult.model_validate({"content": [{"type": "text", "text": f"{NAME} at {PHONE}"}]})
+
+    class Request:  # what the interceptor reads of langchain-mcp-adapters' MCPToolCallRequest
+        name, args = "team_handoff", {"pickup_id": PICKUP}
+
+    async def handler(request: Any) -> CallToolResult:
+        return tool_result
+
+    out = await interceptor(Request(), handler)
+    if mode == "audit":
+        assert out is tool_result
+    else:
+        assert out.isError and out.meta[META_KEY]["reason"] == "error" and "ValueError" in out.content[0].text
+        assert NAME not in out.content[0].text
+    assert "internal error (ValueError)" in caplog.text and NAME not in caplog.text

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from mcp_fixtures import NAME, PHONE, PICKUP, POLICY, guarded, policy, upstream
+from mcp_fixtures import NAME, PHONE, PICKUP, POLICY, RECORD, guarded, policy, upstream
 
 from tpguard import Guard
 from tpguard.adapters import _mcp_session
@@ -265,3 +265,65 @@ async def test_a_cancelled_call_is_cancelled_upstream_and_the_session_goes_on() 
         assert proxy._calls == {} and proxy._waiters == {}
     assert outcome == ["Request cancelled"]  # the server's answer to the cancellation, forwarded
     assert ("slow finished", {}) not in received and not after.isError
+
+
+def _erring_upstream() -> Any:
+    """The healthcare server, but every ``tools/call`` and ``resources/read`` answers a JSON-RPC
+    error whose message and data quote the visit record (as some servers' errors quote what the
+    tool read)."""
+    from mcp.shared.exceptions import McpError
+    from mcp.types import CallToolRequest, ErrorData, ReadResourceRequest
+
+    server = upstream([])
+
+    async def fail(_request: Any) -> Any:
+        raise McpError(ErrorData(code=-32000, message=f"lookup failed: {RECORD}", data={"record": RECORD}))
+
+    server._mcp_server.request_handlers[CallToolRequest] = fail
+    server._mcp_server.request_handlers[ReadResourceRequest] = fail
+    return server
+
+
+async def test_an_upstream_jsonrpc_error_passes_the_result_stage() -> None:
+    from mcp.shared.exceptions import McpError
+
+    async with guarded(_scoped("enforce"), _erring_upstream()) as (client, _):
+        withheld = await client.call_tool("visit_summary", {"visit_id": "V-1"})
+        with pytest.raises(McpError) as read:
+            await client.read_resource("visit://V-1")  # type: ignore[arg-type]
+    assert withheld.isError and withheld.meta[META_KEY]["stage"] == "result"  # type: ignore[index]
+    assert NAME not in _text(withheld) + json.dumps(withheld.meta)
+    assert read.value.error.code == REFUSAL_ERROR_CODE and NAME not in str(read.value.error.model_dump())
+    async with guarded(_scoped("redact"), _erring_upstream()) as (client, _):
+        with pytest.raises(McpError) as filtered:
+            await client.call_tool("visit_summary", {"visit_id": "V-1"})
+    shown = json.dumps(filtered.value.error.model_dump())
+    assert filtered.value.error.code == -32000 and PICKUP in shown
+    assert NAME not in shown and PHONE not in shown and "[PERSON_NAME_1]" in shown
+    cap = SpanCapture()
+    audit = Guard(_scoped("audit").policy, mode="audit", tracer_provider=cap.provider)
+    async with guarded(audit, _erring_upstream()) as (client, _):
+        with pytest.raises(McpError) as passed:
+            await client.call_tool("visit_summary", {"visit_id": "V-1"})
+    assert passed.value.error.message == f"lookup failed: {RECORD}"  # audit: unchanged, recorded
+    assert "tpguard.result.decision" in (cap.tool_spans("visit_summary")[0].attributes or {})
+
+
+async def test_audit_returns_the_upstream_answer_when_the_guard_fails_after_forwarding(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    def boom(*_: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(_mcp_session.GuardedMCPSession, "_filtered", boom)
+    cap = SpanCapture()
+    received: list[tuple[str, dict[str, Any]]] = []
+    async with guarded(Guard(POLICY, mode="audit", tracer_provider=cap.provider), upstream(received)) as (client, _):
+        result = await client.call_tool("visit_summary", {"visit_id": "V-1"})
+    assert received == [("visit_summary", {"visit_id": "V-1"})]  # forwarded once, not twice
+    assert not result.isError and _text(result) == RECORD and result.meta is None
+    assert cap.tool_spans("visit_summary")[0].attributes["error.type"] == "RuntimeError"  # type: ignore[index]
+    assert "internal error (RuntimeError)" in caplog.text and NAME not in caplog.text
+    async with guarded(Guard(POLICY, mode="enforce"), upstream([])) as (client, _):
+        refused = await client.call_tool("visit_summary", {"visit_id": "V-1"})
+    assert refused.isError and refused.meta[META_KEY]["reason"] == "error"  # type: ignore[index]
+    assert NAME not in _text(refused)

@@ -38,6 +38,11 @@ def test_json_has_every_ratio_with_a_value_and_a_target(tiny_run: dict) -> None:
     info = tiny_run["info_ratios"]["guarded_langchain_redact/bare_langchain"]
     assert info["value"] > 0 and info["numerator"] == "guarded_langchain_redact"
     assert tiny_run["info_ratios"]["intercept_sdk_redact/bare_langchain"]["value"] > 0
+    # the MCP proxy's cost (issue 30): the CPU ratio against its target, the wall ratio beside it
+    mcp = tiny_run["ratios"]["mcp_proxied_cpu/mcp_direct_cpu"]
+    assert mcp["target"] == 1.3 and mcp["unit"] == "x" and mcp["value"] > 0
+    assert tiny_run["figures"]["mcp_proxied"]["n"] >= 20
+    assert tiny_run["info_ratios"]["mcp_proxied/mcp_direct"]["value"] > 0
 
 
 def test_figures_are_positive_and_cover_every_measurement(tiny_run: dict) -> None:
@@ -49,6 +54,7 @@ def test_figures_are_positive_and_cover_every_measurement(tiny_run: dict) -> Non
                 "redact_400_leaves", "session_entry_200_atoms", "register_50_at_once",
                 "register_50_one_by_one"}
     expected |= {adversarial_figure(stage, recipe) for stage in STAGES for recipe in RECIPES}
+    expected |= {"mcp_direct", "mcp_proxied", "mcp_direct_cpu", "mcp_proxied_cpu"}
     assert set(figures) == expected
     for name, f in figures.items():
         if f["timed_out"]:
