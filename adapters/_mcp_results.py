@@ -80,15 +80,54 @@ def _changed(call: Interception) -> bool:
     return any(d.action != "allow" for d in call.results)
 
 
+def _twin(content: Any, structured: Any) -> str | None:
+    """How the one text part renders ``structuredContent``, when it is nothing but that: ``"json"``
+    (the text is the structure as JSON — the SDK's rendering of a structured result) or
+    ``"result"`` (the structure is ``{"result": text}`` — its wrapping of a plain return)."""
+    if not (isinstance(structured, Mapping) and isinstance(content, list) and len(content) == 1):
+        return None
+    part = content[0]
+    text = part.get("text") if isinstance(part, Mapping) and part.get("type") == "text" else None
+    if not isinstance(text, str):
+        return None
+    if len(structured) == 1 and structured.get("result") == text:
+        return "result"
+    if text[:1] in "{[":
+        try:
+            return "json" if json.loads(text) == structured else None
+        except ValueError:
+            return None
+    return None
+
+
+def _checked_twin(check: Check, content: list[Any], structured: Mapping[str, Any],
+                  twin: str) -> tuple[list[Any], Any]:
+    """One check for a text part and the structure it renders (:func:`_twin`): both parts are
+    what that one decision lets through, so they cannot disagree."""
+    part = content[0]
+    if twin == "result":
+        text = _as_text(check(part["text"]))
+        return [{**part, "text": text}], {**structured, "result": text}
+    shown = check(structured)
+    text = part["text"] if shown == structured else _as_text(shown)
+    return [{**part, "text": text}], shown
+
+
 def filter_call_result(call: Interception, result: Mapping[str, Any]) -> Mapping[str, Any]:
     """A ``tools/call`` result (JSON) as the client should see it: unchanged when every part was
-    allowed (audit always), filtered in redact, the refusal when any part was withheld."""
+    allowed (audit always), filtered in redact, the refusal when any part was withheld. A text
+    part that only renders ``structuredContent`` is checked with it, once (:func:`_twin`)."""
     check = call.check_result
-    content = result.get("content")
-    parts = [_content_part(check, p) for p in content] if isinstance(content, list) else content
-    structured = result.get("structuredContent")
-    if isinstance(structured, Mapping) and _withheld(call) is None:
-        structured = check(structured)
+    content: Any = result.get("content")
+    structured: Any = result.get("structuredContent")
+    parts: Any
+    twin = _twin(content, structured)
+    if twin is not None:
+        parts, structured = _checked_twin(check, content, structured, twin)
+    else:
+        parts = [_content_part(check, p) for p in content] if isinstance(content, list) else content
+        if isinstance(structured, Mapping) and _withheld(call) is None:
+            structured = check(structured)
     withheld = _withheld(call)
     if withheld is not None:
         mode = call.decision.mode

@@ -327,3 +327,30 @@ async def test_audit_returns_the_upstream_answer_when_the_guard_fails_after_forw
         refused = await client.call_tool("visit_summary", {"visit_id": "V-1"})
     assert refused.isError and refused.meta[META_KEY]["reason"] == "error"  # type: ignore[index]
     assert NAME not in _text(refused)
+
+
+@pytest.mark.parametrize("shape", ["json", "result", "apart"])
+def test_a_text_part_rendering_the_structure_is_checked_with_it_once(shape: str) -> None:
+    """The SDK sends a structured result twice — as ``structuredContent`` and as its JSON text
+    (or a plain return as text and ``{"result": text}``). Such a pair is one check, and both parts
+    show what that check let through; a text that says something else is checked on its own."""
+    from tpguard.adapters._mcp_results import filter_call_result
+
+    record = {"patient": NAME, "phone": PHONE, "pickup": PICKUP}
+    structured, text = {
+        "json": (record, json.dumps(record, indent=2)),
+        "result": ({"result": RECORD}, RECORD),
+        "apart": (record, RECORD)}[shape]
+    guard = _scoped("redact")
+    with guard.intercept("visit_json", {"visit_id": "V-1"}) as call:
+        shown = filter_call_result(call, {"content": [{"type": "text", "text": text}],
+                                          "structuredContent": structured, "isError": False})
+        checks = len(call.results)
+    assert checks == (2 if shape == "apart" else 1)
+    out_text, out_structured = shown["content"][0]["text"], shown["structuredContent"]
+    dumped = out_text + json.dumps(out_structured)
+    assert NAME not in dumped and PHONE not in dumped and PICKUP in dumped
+    if shape == "json":
+        assert json.loads(out_text) == out_structured
+    elif shape == "result":
+        assert out_structured == {"result": out_text}
