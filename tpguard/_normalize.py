@@ -6,11 +6,20 @@ and bidi marks removed; every run of whitespace collapsed to one space; look-ali
 scripts and non-ASCII decimal digits folded to ASCII (:mod:`tpguard._confusables`). Findings are
 reported at offsets of the *original* text, so redaction rewrites exactly what the agent wrote.
 
-Cost: O(n) for every input. ASCII text without escapes stays in C (``str.lower``, ``split``, ``join``);
-everything else is one ``re.finditer`` whose Python work is per *irregular token* (a whitespace run
-other than one space, an escape, a run of non-ASCII letters), never per match. The offset map is a
-sorted table of the irregular segments, built at most once per text (lazily for the ASCII path),
-and ``to_original`` is one ``bisect`` — O(log n).
+Cost: O(n) for every input. ASCII text without escapes stays in C (``str.lower``, ``split``, ``join``).
+A non-ASCII text's non-ASCII characters are gathered once (one ``re.sub`` in C cuts the ASCII runs
+out) and every test of which kinds it holds — invisible marks, full-width forms, look-alikes,
+whitespace of other scripts — runs on that short string. A text without escapes that is NFKC-normal
+once its non-ASCII whitespace is a space (curly quotes, accented letters, a non-breaking space) stays
+in C as well: case fold, then the ASCII path's whitespace pass. Otherwise a text whose non-ASCII
+letters are few is normalized only where it needs it: each *run of non-ASCII letters* (with the word
+around it) is one token of Python work — written in place when its normalized form keeps its length,
+else mapped by a pass whose ASCII stretches between the tokens, whitespace runs included, are
+lower-cased, collapsed and mapped in C. Only a text with escapes, or non-ASCII throughout, takes one
+``re.finditer`` over every *irregular token* (a whitespace run other than one space, an escape, a
+run of non-ASCII letters). Python work is per token, never per match. The offset map is a sorted
+table of the irregular segments, built at most once per text (lazily for the whitespace-only
+paths), and ``to_original`` is one ``bisect`` — O(log n).
 """
 
 from __future__ import annotations
@@ -20,8 +29,8 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable
-from itertools import accumulate, repeat
-from operator import add
+from itertools import accumulate, compress, repeat
+from operator import add, ne
 
 from ._confusables import fold
 
@@ -60,6 +69,15 @@ _NOT_WIDE_RE = re.compile("[^\x00-\x7f" + "".join(map(chr, _WIDE)) + "]")
 _WS_RUN = re.compile(r"\s+")
 _IRREGULAR_WS = re.compile(r"[^\S ]| {2,}")
 _IRREGULAR_SPLIT = re.compile(r"(\s{2,}|[^\S ])")
+_ASCII_RUN = re.compile("[\x00-\x7f]+")
+#: where a run of non-ASCII letters starts (whitespace is not one: the ASCII stretches collapse it)
+_UNI_START = re.compile(rf"[^\x00-\x7f\s{_INVISIBLE}]")
+#: a run of non-ASCII letters with the word around it: ``_TOKEN``'s ``uni`` group
+_UNI = re.compile(rf"[A-Za-z]?(?:[^\x00-\x7f\s{_INVISIBLE}]+[A-Za-z0-9]*)+")
+_ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+#: a text with more non-ASCII characters than one per this many takes the token pass (non-ASCII
+#: throughout: a stretch between two tokens would be a few characters, its C calls all overhead)
+_SPARSE = 8
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}|&(?:#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 _TOKEN = re.compile(
     # whitespace other than one plain space (which stays in the ASCII copied between tokens)
@@ -69,7 +87,7 @@ _TOKEN = re.compile(
     # a run of non-ASCII characters with the ASCII letter before it (a combining accent composes
     # with it under NFKC) and the rest of its word: an accent on every vowel is a token a word, not
     # a token a vowel (the classes are disjoint, so the match is linear)
-    rf"|(?P<uni>[A-Za-z]?(?:[^\x00-\x7f\s{_INVISIBLE}]+[A-Za-z0-9]*)+)"
+    rf"|(?P<uni>{_UNI.pattern})"
 )
 _NON_DIGIT = re.compile(r"\D")
 _ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -168,57 +186,96 @@ class Normalized:
         return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
-def _prepass(text: str) -> tuple[str, list[int] | None]:
+def _non_ascii(text: str) -> str | None:
+    """The non-ASCII characters of ``text`` in order, when they are few (at most one in
+    ``_SPARSE``): its ASCII runs cut out by one ``re.sub`` in C (~1.5 ms for a 1 MB export with a
+    few accents). ``None`` for a text that is non-ASCII throughout (counted by one ``encode``, in C),
+    where the ``sub`` would cost a piece per run."""
+    n_odd = len(text) - len(text.encode("ascii", "ignore"))
+    return _ASCII_RUN.sub("", text) if n_odd * _SPARSE <= len(text) else None
+
+
+def _prepass(text: str, odd: str | None) -> tuple[str, list[int] | None, str | None]:
     """Invisible marks removed and full-width forms folded, in C (``split``, ``accumulate``, NFKC):
-    ``(text, cuts)``, ``cuts`` the offset in the new text of every removed mark (``None`` when there
-    was none). A mark between every two digits or a text of full-width digits would otherwise cost
-    the general path a token each. O(n)."""
+    ``(text, cuts, odd)``, ``cuts`` the offset in the new text of every removed mark (``None`` when
+    there was none). A mark between every two digits or a text of full-width digits would otherwise
+    cost the general path a token each. ``odd``: the text's non-ASCII characters (:func:`_non_ascii`)
+    — every test of which kinds are present runs on it rather than on the whole text — and
+    returned for the new text (``None``: not known). O(n)."""
     cuts = None
-    if _INVISIBLE_RE.search(text) is not None:
-        present = [c for c in _INVISIBLE if c in text]
+    if _INVISIBLE_RE.search(text if odd is None else odd) is not None:
+        present = [c for c in _INVISIBLE if c in (text if odd is None else odd)]
         pieces = text.split(present[0]) if len(present) == 1 else _INVISIBLE_RE.split(text)
         cuts = list(accumulate(map(len, pieces[:-1])))
         text = "".join(pieces)
-    if _WIDE_RE.search(text) is not None:
+        odd = None if odd is None else odd.translate(_DEL_INVISIBLE)
+    if _WIDE_RE.search(text if odd is None else odd) is not None:
         # only full-width forms beside ASCII: NFKC maps each to one ASCII character, in C
-        text = unicodedata.normalize("NFKC", text) if _NOT_WIDE_RE.search(text) is None else text.translate(_WIDE)
-    if cuts is None and _MARK_RE.search(text) is not None and _NOT_MARK_RE.search(text) is None:
+        if _NOT_WIDE_RE.search(text if odd is None else odd) is None:
+            text = unicodedata.normalize("NFKC", text)
+        else:
+            text = text.translate(_WIDE)
+        odd = None
+    probe = text if odd is None else odd
+    if cuts is None and _MARK_RE.search(probe) is not None and _NOT_MARK_RE.search(probe) is None:
         # ASCII and combining accents only: when NFKC composes every accent with the letter before
         # it, the composed text is the text with the accents cut (each composed letter stands where
         # its base letter stood), so the accents' offsets are the cuts
         composed = unicodedata.normalize("NFKC", text)
         pieces = _MARK_RE.split(text)
         if len(composed) == len(text) - len(pieces) + 1:
-            return composed, list(accumulate(map(len, pieces[:-1])))
-    return text, cuts
+            return composed, list(accumulate(map(len, pieces[:-1]))), None
+    return text, cuts, odd
 
 
 def normalize(text: str) -> Normalized:
     """Normalize ``text`` (see the module docstring); O(n)."""
     if text.isascii():
         return _normalize(text)
-    plain, cuts = _prepass(text)
-    norm = _normalize(plain)
+    plain, cuts, odd = _prepass(text, _non_ascii(text))
+    norm = _normalize(plain, odd)
     norm._cuts = cuts
     return norm
 
 
-def _normalize(text: str) -> Normalized:
-    if text.isascii() and not (("%" in text or "&" in text) and _ESCAPE.search(text)):
+def _normalize(text: str, odd: str | None = None) -> Normalized:
+    escapes = ("%" in text or "&" in text) and _ESCAPE.search(text) is not None
+    if text.isascii() and not escapes:
         low = text.lower()
         # ASCII tab/newline/CR/VT/FF are exactly its non-printable whitespace: two C-speed checks
         # decide whether offsets can stay as they are.
         if "  " not in text and (text.isprintable() or _IRREGULAR_WS.search(text) is None):
             return Normalized(low)
         return Normalized(_collapse(low), build=lambda: _whitespace_segments(low))
-    if unicodedata.is_normalized("NFKC", text) and _ESCAPE.search(text) is None:
-        folded = text.casefold()
-        if len(folded) == len(text):  # each character folds to one: only whitespace moves offsets
-            low = fold(folded)
-            if "  " not in low and _IRREGULAR_WS.search(low) is None:
-                return Normalized(low)
-            return Normalized(_collapse(low), build=lambda: _whitespace_segments(low))
-    return _Builder(text).run()
+    if odd is None and not text.isascii():
+        odd = _non_ascii(text)
+    spaced = text
+    if not escapes and odd is not None:
+        # whitespace of other scripts (a non-breaking space) becomes one space whatever it is: as a
+        # space it is NFKC-normal, so a text whose other characters are stays on this path
+        for c in {c for c in odd if c.isspace()}:
+            spaced = spaced.replace(c, " ")
+    if not escapes and unicodedata.is_normalized("NFKC", spaced):
+        folded = spaced.casefold()
+        if len(folded) == len(spaced):  # each character folds to one: only whitespace moves offsets
+            # casefold maps character by character: the folded text's non-ASCII characters are
+            # among the casefolded non-ASCII characters of the text
+            return _spaces_only(fold(folded, None if odd is None else odd.casefold()))
+    builder = _Builder(text)
+    if escapes or odd is None:
+        return builder.run()  # escapes, or non-ASCII text throughout: one pass over every token
+    kept = builder.one_to_one()
+    return builder.run_sparse() if kept is None else _spaces_only(kept)
+
+
+def _spaces_only(low: str) -> Normalized:
+    """A normalized text but for its whitespace, whose characters each stand where the original's
+    did: collapsed, its offset map the whitespace runs (built when first needed)."""
+    # the whitespace class test costs ~35 ns a character of a non-ASCII text: a printable text
+    # (every whitespace character but the space is not printable) needs none
+    if "  " not in low and (low.isprintable() or _IRREGULAR_WS.search(low) is None):
+        return Normalized(low)
+    return Normalized(_collapse(low), build=lambda: _whitespace_segments(low))
 
 
 def _collapse(low: str) -> str:
@@ -240,7 +297,12 @@ def _whitespace_segments(low: str) -> _Segments:
     """Segments of an ASCII text whose only irregularity is whitespace; O(n), C-level loops
     (one capturing ``split`` — text and runs alternate — its lengths and ``accumulate``: no
     Python code per whitespace run)."""
-    parts = _IRREGULAR_SPLIT.split(low)
+    return _split_segments(_IRREGULAR_SPLIT.split(low))
+
+
+def _split_segments(parts: list[str]) -> _Segments:
+    """Segments of a capturing ``_IRREGULAR_SPLIT`` split (text and whitespace runs alternate), each
+    run one space in the normalized text, run lengths in ``ol``; runs of one character included."""
     runs = list(map(len, parts[1::2]))
     plain = list(map(len, parts[0::2]))
     k = len(runs)
@@ -272,38 +334,124 @@ class _Builder:
         self.nfkc = unicodedata.is_normalized("NFKC", text)
 
     def run(self) -> Normalized:
+        """Every irregular token of the text, plain ASCII copied between them."""
         text, pos = self.text, 0
         memo: dict[str, str | None] = {}  # a token → its normalized form (None: per character)
         for m in _TOKEN.finditer(text):
             s, e = m.span()
             if s > pos:
                 self.plain(pos, text[pos:s].lower())
-            tok = m.group()
-            if tok in memo:
-                rep = memo[tok]
-            else:  # a text that repeats its escapes, accents or whitespace decodes each once
-                rep = memo[tok] = self.replacement(m.lastgroup, tok)
-            if rep is None:
-                for i, c in enumerate(tok):
-                    self.emit(s + i, s + i + 1, c.casefold())
-            elif m.lastgroup == "uni" and tok[-1].isascii() and len(rep) != e - s:
-                # the ASCII letters that end the word are themselves: only the run before them
-                # is one segment (an accent composing with ``i`` in ``Mari\u0301a`` is not ``a``)
-                k = len(tok) - len(tok.rstrip(_ALNUM))
-                if rep.endswith(tok[-k:].lower()):
-                    self.emit(s, e - k, rep[:-k])
-                    self.emit(e - k, e, rep[-k:])
-                else:
-                    self.emit(s, e, rep)
-            else:
-                self.emit(s, e, rep)
+            self.token(m.lastgroup, m.group(), s, e, memo)
             pos = e
         if pos < len(text):
             self.plain(pos, text[pos:].lower())
+        return self.done()
+
+    def run_sparse(self) -> Normalized:
+        """The same for a text without escapes or invisible marks whose non-ASCII letters are few:
+        only the runs of non-ASCII letters are tokens (found by one ``search`` each, in C); the
+        stretches between them, whitespace included, go through :meth:`stretch`. Same text, same
+        segments as :meth:`run` (the token pattern's ``uni`` runs hold no whitespace, and a
+        whitespace token never touches one, so the tokens of the two passes are the same)."""
+        text, pos = self.text, 0
+        memo: dict[str, str | None] = {}
+        m = _UNI_START.search(text)
+        while m is not None:
+            p = m.start()
+            # a letter right before the run is part of it (an accent composes with it)
+            s = p - 1 if p > pos and text[p - 1] in _ASCII_LETTERS else p
+            e = _UNI.match(text, s).end()  # type: ignore[union-attr]  # text[p] starts a run
+            if s > pos:
+                self.stretch(pos, text[pos:s])
+            self.token("uni", text[s:e], s, e, memo)
+            pos = e
+            m = _UNI_START.search(text, e)
+        if pos < len(text):
+            self.stretch(pos, text[pos:])
+        return self.done()
+
+    def one_to_one(self) -> str | None:
+        """The text lower-cased, each run of non-ASCII letters replaced by its normalized form —
+        when every one of them keeps its length and holds no space (an accent, a curly quote; not
+        ``ß`` → ``ss``, not a combining accent after its letter): then only whitespace moves offsets,
+        as in an NFKC-normal text, and the whitespace pass of the ASCII path finishes it (its
+        offset map has the runs of one character as segments of one character, which map as if
+        they were not there). ``None``: some run changes length, :meth:`run_sparse` maps it."""
+        text, pos = self.text, 0
+        memo: dict[str, str | None] = {}
+        pieces: list[str] = []
+        m = _UNI_START.search(text)
+        while m is not None:
+            p = m.start()
+            s = p - 1 if p > pos and text[p - 1] in _ASCII_LETTERS else p
+            e = _UNI.match(text, s).end()  # type: ignore[union-attr]  # text[p] starts a run
+            tok = text[s:e]
+            rep = memo[tok] if tok in memo else memo.setdefault(tok, self.replacement("uni", tok))
+            if rep is None or len(rep) != e - s or " " in rep:
+                return None
+            pieces.append(text[pos:s].lower())
+            pieces.append(rep)
+            pos = e
+            m = _UNI_START.search(text, e)
+        pieces.append(text[pos:].lower())
+        return fold("".join(pieces))
+
+    def done(self) -> Normalized:
         out = "".join(self.pieces)
         if not out.isascii():
             out = fold(out)
         return Normalized(out, (self.ns, self.nl, self.os, self.ol))
+
+    def token(self, kind: str | None, tok: str, s: int, e: int, memo: dict[str, str | None]) -> None:
+        """Append one irregular token ``tok`` = ``text[s:e]``."""
+        if tok in memo:
+            rep = memo[tok]
+        else:  # a text that repeats its escapes, accents or whitespace decodes each once
+            rep = memo[tok] = self.replacement(kind, tok)
+        if rep is None:
+            for i, c in enumerate(tok):
+                self.emit(s + i, s + i + 1, c.casefold())
+        elif kind == "uni" and tok[-1].isascii() and len(rep) != e - s:
+            # the ASCII letters that end the word are themselves: only the run before them
+            # is one segment (an accent composing with ``i`` in ``Mari\u0301a`` is not ``a``)
+            k = len(tok) - len(tok.rstrip(_ALNUM))
+            if rep.endswith(tok[-k:].lower()):
+                self.emit(s, e - k, rep[:-k])
+                self.emit(e - k, e, rep[-k:])
+            else:
+                self.emit(s, e, rep)
+        else:
+            self.emit(s, e, rep)
+
+    def stretch(self, o_start: int, s: str) -> None:
+        """Append a stretch without non-ASCII letters (ASCII, and whitespace of any kind) as
+        :meth:`plain` and :meth:`emit` would, token by token, but in C: every whitespace run other
+        than one space becomes one space, a segment where that changes the length; O(len(s)) with
+        no Python per run (one capturing ``split``, ``accumulate`` and ``compress``)."""
+        if self.last_space and s[0].isspace():  # after a token that ended with a space: cut
+            k = len(s) - len(s.lstrip())
+            self.emit(o_start, o_start + k, "")
+            s, o_start = s[k:], o_start + k
+            if not s:
+                return
+        low = s.lower()
+        parts = _IRREGULAR_SPLIT.split(low)
+        out = " ".join(parts[0::2]) if len(parts) > 1 else low
+        if len(parts) > 1:
+            ns, _, os_, runs = _split_segments(parts)
+            keep = list(map(ne, runs, repeat(1)))  # a run of one character keeps its length
+            if (keep[0] and not parts[0] and self.os and self.os[-1] + self.ol[-1] == o_start
+                    and self.ns[-1] + self.nl[-1] == self.n):
+                self.nl[-1] += 1  # a run right after a segment: merged with it, as emit does
+                self.ol[-1] += runs[0]
+                keep[0] = False
+            self.ns.extend(map(add, compress(ns, keep), repeat(self.n)))
+            self.os.extend(map(add, compress(os_, keep), repeat(o_start)))
+            self.ol.extend(compress(runs, keep))
+            self.nl.extend(repeat(1, len(self.ns) - len(self.nl)))
+        self.pieces.append(out)
+        self.n += len(out)
+        self.last_space = out[-1] == " "
 
     def replacement(self, kind: str | None, tok: str) -> str | None:
         """The normalized form of one irregular token; ``None``: case-fold it character by

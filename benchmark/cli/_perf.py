@@ -14,7 +14,7 @@ __all__ = ["perf"]
 def perf(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     quick: Annotated[bool, typer.Option(
-        "--quick", help="Smaller sizes (10→10k atoms, 1 KB→100 KB, 1k→5k leaves; ≤ 30 s). "
+        "--quick", help="Smaller sizes (10→10k atoms, 1 KB→100 KB, 1k→5k leaves; about a minute). "
         "Same ratio keys, marked quick.")] = False,
     check: Annotated[bool, typer.Option(
         "--check", help="Exit 1 when a ratio misses its target (default: exit 0, a report).")] = False,

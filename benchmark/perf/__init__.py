@@ -5,8 +5,10 @@ One process measures, side by side: a bare LangChain tool call; ``Guard.check`` 
 LangChain-PII and Presidio baselines; and the scaling series (atoms 10 → 100,000; argument length
 1 KB → 1 MB single-spaced and multi-line; 1k → 10k nested leaves; session entry, ``register`` and
 session memory at the largest policy; the adversarial series: a realistic 1 MB export against
-text written to be slow, at the argument, result and exit stages); and an MCP call direct against
-through the proxy (``_mcp``). The ratios and their targets are issue 9's (see
+text written to be slow, at the argument, result and exit stages; the realistic series of issue 33: a
+realistic ticket note, a realistic export at every stage and policy size, their non-ASCII twins and
+the memory of the largest guard); and an MCP call direct against through the proxy (``_mcp``).
+The ratios and their targets are issues 9, 28, 30 and 33's (see
 ``docs/perf.md``). A benchmark, not a test: machines are noisy, read the ratios.
 """
 
@@ -23,6 +25,7 @@ from ._adversarial import adversarial_series
 from ._cases import Bench, atom_series, call_figures
 from ._mcp import mcp_figures
 from ._measure import Figure, MeasurementTimeout, measure, measure_interleaved
+from ._realistic import export_series, guard_memory, realistic_series
 from ._report import INFO_RATIOS, RATIOS, Ratio, info_ratios, ratios, render, to_json
 from ._scaling import length_series, nested_series, session_figures
 from ._workload import SIZES, Sizes
@@ -63,9 +66,12 @@ def run_perf(sizes: Sizes, progress: Callable[[str], None] = lambda _: None) -> 
     bench = Bench(sizes, progress)
     call_figures(bench)
     mcp_figures(bench)  # the MCP proxy's cost per call (issue 30)
+    realistic_series(bench)
     length_series(bench)
     nested_series(bench)
     adversarial_series(bench)
+    guard_memory(bench)  # a process of its own: before this one holds the large guards
     atom_series(bench)
+    export_series(bench)  # reuses the atom series' guards
     session_figures(bench)
     return PerfRun(sizes, bench.figures, bench.memory, mach)

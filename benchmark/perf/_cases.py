@@ -55,14 +55,16 @@ class Bench:
         return fig
 
     def time_together(self, fns: dict[str, tuple[Callable[[], Any], Callable[[], Any] | None]],
-                      *, same_rounds: bool = False, budget_s: float | None = None, min_repeats: int = 5) -> None:
+                      *, same_rounds: bool = False, budget_s: float | None = None, min_repeats: int = 5,
+                      cpu: bool = False) -> None:
         """Figures measured in turns (:func:`~._measure.measure_interleaved`): the per-call
         figures whose ratios are targets see the same machine load (``same_rounds``: all of them
-        sampled until the last one has its samples). ``budget_s``: this group's own budget."""
+        sampled until the last one has its samples). ``budget_s``: this group's own budget;
+        ``cpu``: timed in CPU time."""
         self.progress(", ".join(fns))
         self.figures.update(measure_interleaved(fns, budget_s=budget_s or self.sizes.budget_s,
                                                 cap_s=self.sizes.cap_s, together=same_rounds,
-                                                min_repeats=min_repeats))
+                                                min_repeats=min_repeats, cpu=cpu))
 
     def series(self, groups: Iterable[dict[str, Make]]) -> None:
         """Measure groups of growing sizes in order, each group's figures together (in turns, in

@@ -56,6 +56,7 @@ class Figure:
     timed_out: bool = False
     at_least_ns: float | None = None
     skipped: bool = False
+    cpu: bool = False  # timed with the process's CPU clock (``time.process_time_ns``), not the wall clock
 
     @property
     def estimate_ns(self) -> float | None:
@@ -93,13 +94,16 @@ def deadline(cap_s: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _timed(fn: Callable[[], Any], calls: int, cap_s: float) -> int:
-    """ns for ``calls`` calls of ``fn``, capped at ``cap_s``."""
+Clock = Callable[[], int]
+
+
+def _timed(fn: Callable[[], Any], calls: int, cap_s: float, clock: Clock = time.perf_counter_ns) -> int:
+    """ns for ``calls`` calls of ``fn`` by ``clock``, capped at ``cap_s`` (wall time)."""
     with deadline(cap_s):
-        t0 = time.perf_counter_ns()
+        t0 = clock()
         for _ in range(calls):
             fn()
-        return time.perf_counter_ns() - t0
+        return clock() - t0
 
 
 def measure(
@@ -127,29 +131,30 @@ def measure(
 
 
 def _one(fn: Callable[[], Any], calls: int, cap_s: float, setup: Callable[[], Any] | None,
-         teardown: Callable[[], Any] | None) -> int:
+         teardown: Callable[[], Any] | None, clock: Clock = time.perf_counter_ns) -> int:
     try:
         if setup is not None:
             with deadline(_SETUP_CAPS * cap_s):  # untimed, but bounded too
                 setup()
-        return _timed(fn, calls, cap_s)
+        return _timed(fn, calls, cap_s, clock)
     finally:
         if teardown is not None:
             teardown()
 
 
 def _calibrate(fn: Callable[[], Any], budget_s: float, cap_s: float, setup: Callable[[], Any] | None,
-               teardown: Callable[[], Any] | None, batch: bool) -> Figure | int:
+               teardown: Callable[[], Any] | None, batch: bool, clock: Clock = time.perf_counter_ns,
+               ) -> Figure | int:
     """Warm up, then calibrate on a second call (the first one fills caches and memos): the
     figure itself for an operation whose first call is slow, else the calls per batch."""
-    warm = _one(fn, 1, cap_s, setup, teardown)
+    warm = _one(fn, 1, cap_s, setup, teardown, clock)
     if warm >= max(budget_s * 1e9, _SLOW_NS):  # a slow operation: its one call is the figure
-        return Figure(float(warm), n=1, calls=1)
+        return Figure(float(warm), n=1, calls=1, cpu=clock is time.process_time_ns)
     calls = 1
     if batch:
-        calls = max(1, _BATCH_NS // max(_one(fn, 1, cap_s, setup, teardown), 1))
+        calls = max(1, _BATCH_NS // max(_one(fn, 1, cap_s, setup, teardown, clock), 1))
         if calls > 1:
-            _one(fn, calls, cap_s, setup, teardown)
+            _one(fn, calls, cap_s, setup, teardown, clock)
     return calls
 
 
@@ -189,8 +194,8 @@ class _Turn:
     enough: bool = False  # it has its samples (it may go on, for figures measured together)
 
 
-def _median(t: _Turn) -> Figure:
-    return Figure(statistics.median(t.samples), n=len(t.samples), calls=t.calls)
+def _median(t: _Turn, cpu: bool) -> Figure:
+    return Figure(statistics.median(t.samples), n=len(t.samples), calls=t.calls, cpu=cpu)
 
 
 def measure_interleaved(
@@ -201,6 +206,7 @@ def measure_interleaved(
     min_repeats: int = 5,
     max_repeats: int = 200,
     together: bool = False,
+    cpu: bool = False,
 ) -> dict[str, Figure]:
     """Median ns per call of each ``fn`` (``name → (fn, setup)``), sampled in rounds: every round
     times one batch of each operation still running, so all of them see the same load. Each one is
@@ -209,7 +215,12 @@ def measure_interleaved(
 
     ``together``: an operation that has its samples keeps being sampled (up to ``max_repeats``)
     until every operation has them, so all figures cover the same rounds — for a ratio of a
-    slow call to a fast one, whose samples would otherwise come from different seconds."""
+    slow call to a fast one, whose samples would otherwise come from different seconds.
+
+    ``cpu``: time with the process's CPU clock (``time.process_time_ns``) instead of the wall
+    clock — on a machine shared with other processes, the figures a CPU-time target reads (MB per
+    CPU-second) do not count the seconds another process held the core. The cap stays wall time."""
+    clock: Clock = time.process_time_ns if cpu else time.perf_counter_ns
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -217,7 +228,7 @@ def measure_interleaved(
         budget_ns, cap_ns = budget_s * 1e9, cap_s * 1e9
         for t in turns.values():
             try:
-                calls = _calibrate(t.fn, budget_s, cap_s, t.setup, None, True)
+                calls = _calibrate(t.fn, budget_s, cap_s, t.setup, None, True, clock)
             except MeasurementTimeout:
                 calls = Figure.timeout(cap_ns)
             if isinstance(calls, Figure):
@@ -230,7 +241,7 @@ def measure_interleaved(
             gc.collect(0)
             for t in running:
                 try:
-                    ns = _one(t.fn, t.calls, cap_s, t.setup, None)
+                    ns = _one(t.fn, t.calls, cap_s, t.setup, None, clock)
                 except MeasurementTimeout:
                     t.figure = Figure.timeout(cap_ns)
                     continue
@@ -238,11 +249,11 @@ def measure_interleaved(
                 t.samples.append(ns / t.calls)
                 t.enough = _enough(len(t.samples), t.spent, ns, budget_ns, cap_ns, min_repeats, max_repeats)
                 if t.enough and (not together or len(t.samples) >= max_repeats):
-                    t.figure = _median(t)
+                    t.figure = _median(t, cpu)
             if together and all(t.enough for t in running if t.figure is None):
                 for t in running:
                     if t.figure is None:
-                        t.figure = _median(t)
+                        t.figure = _median(t, cpu)
         return {name: t.figure for name, t in turns.items() if t.figure is not None}
     finally:
         if enabled:

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ._adversarial import RECIPES, STAGES, adversarial_figure
+from ._realistic import EXPORT_STAGES, export_atoms, export_figure
 from ._workload import Sizes, count_label, size_label
 
 if TYPE_CHECKING:
@@ -36,6 +37,11 @@ class RatioSpec:
     denominator: Callable[[Sizes], str] | None = None  # None: an absolute figure, in ms
     #: the numerator is the slowest of these figures (the adversarial series' worst recipe)
     worst_of: Callable[[Sizes], tuple[str, ...]] | None = None
+    #: read a value other than a ratio or ms (issue 33's MB per CPU-second and MB of memory):
+    #: ``reading(run) → (value, bound)``, in ``unit``; ``minimum``: the target is a floor
+    reading: Callable[[PerfRun], tuple[float | None, Bound]] | None = None
+    unit: str | None = None
+    minimum: bool = False
 
 
 def _adversarial(stage: str) -> RatioSpec:
@@ -48,6 +54,43 @@ def _adversarial(stage: str) -> RatioSpec:
 
 def _fixed(name: str) -> Callable[[Sizes], str]:
     return lambda _: name
+
+
+def _export(stage: str, which: int, *, nonascii: bool = False) -> Callable[[Sizes], str]:
+    """The export figure of ``stage`` at the ``which``-th policy size of :func:`export_atoms`."""
+    return lambda s: export_figure(stage, export_atoms(s)[which], nonascii=nonascii)
+
+
+def _mb_per_cpu_s(run: PerfRun) -> tuple[float | None, Bound]:
+    """Throughput of ``check_result`` on the export at 10 atoms (MB = 2**20 characters); a
+    timed-out figure gives an upper bound (never a pass)."""
+    f = run.figures.get(export_figure("result", export_atoms(run.sizes)[0]))
+    if f is None or not f.estimate_ns:
+        return None, "unknown"
+    return run.sizes.adversarial / 2**20 / (f.estimate_ns / 1e9), "at_most" if f.timed_out else "exact"
+
+
+def _guard_mb(run: PerfRun) -> tuple[float | None, Bound]:
+    """RSS a guard with the largest policy adds (``_guard_memory``), in MB."""
+    m = run.memory.get(f"guard_{count_label(run.sizes.policy_atoms)}_atoms") or {}
+    return (None, "unknown") if m.get("bytes") is None else (m["bytes"] / 2**20, "exact")
+
+
+#: issue 33's targets, read on the realistic series (``_realistic``)
+_REALISTIC_RATIOS: tuple[RatioSpec, ...] = (
+    RatioSpec("realistic_check_enforce/bare_langchain", 0.20, _fixed("realistic_check_enforce"),
+              _fixed("realistic_bare_langchain")),
+    RatioSpec("realistic_check_redact/bare_langchain", 0.30, _fixed("realistic_check_redact"),
+              _fixed("realistic_bare_langchain")),
+    RatioSpec("realistic_nonascii/ascii", 1.2, _fixed("realistic_check_enforce_nonascii"),
+              _fixed("realistic_check_enforce")),
+    RatioSpec("export_result_100k/export_result_10", 1.3, _export("result", -1), _export("result", 0)),
+    RatioSpec("export_result_10_mb_per_cpu_s", 5.0, _export("result", 0), reading=_mb_per_cpu_s,
+              unit="MB/CPU-s", minimum=True),
+    RatioSpec("export_nonascii/ascii", 1.2, _export("result", 0, nonascii=True), _export("result", 0)),
+    RatioSpec("guard_memory_100k_atoms", 120.0, lambda s: f"guard_{count_label(s.policy_atoms)}_atoms",
+              reading=_guard_mb, unit="MB"),
+)
 
 
 RATIOS: tuple[RatioSpec, ...] = (
@@ -71,6 +114,7 @@ RATIOS: tuple[RatioSpec, ...] = (
               lambda s: f"register_{s.register}_at_once"),
     *(_adversarial(stage) for stage in STAGES),
     RatioSpec("mcp_proxied_cpu/mcp_direct_cpu", 1.3, _fixed("mcp_proxied_cpu"), _fixed("mcp_direct_cpu")),
+    *_REALISTIC_RATIOS,
 )
 
 
@@ -82,6 +126,7 @@ INFO_RATIOS: tuple[tuple[str, str, str], ...] = (
     ("guarded_langchain_redact/bare_langchain", "guarded_langchain_redact", "bare_langchain"),
     ("intercept_sdk_redact/bare_langchain", "intercept_sdk_redact", "bare_langchain"),
     ("mcp_proxied/mcp_direct", "mcp_proxied", "mcp_direct"),  # wall-clock, beside the CPU target
+    ("realistic_guarded_langchain/bare_langchain", "realistic_guarded_langchain", "realistic_bare_langchain"),
 )
 
 
@@ -91,16 +136,26 @@ class Ratio:
     value: float | None
     target: float
     ok: bool
-    unit: str  # "x" (a ratio) or "ms" (an absolute figure)
+    unit: str  # "x" (a ratio), "ms" (an absolute figure), "MB/CPU-s" or "MB"
     bound: Bound
     numerator: str
     denominator: str | None
+    minimum: bool = False  # the target is a floor: ok when value ≥ target
 
 
 def _worst(names: tuple[str, ...], figures: dict[str, Figure]) -> str | None:
     """The slowest of ``names`` (a timed-out figure counts by its bound)."""
     present = [n for n in names if n in figures and figures[n].estimate_ns is not None]
     return max(present, key=lambda n: figures[n].estimate_ns or 0.0) if present else None
+
+
+def _reading(spec: RatioSpec, run: PerfRun) -> Ratio:
+    assert spec.reading is not None
+    value, bound = spec.reading(run)
+    passing = ("exact", "at_least") if spec.minimum else ("exact", "at_most")
+    ok = value is not None and bound in passing and (value >= spec.target if spec.minimum else value <= spec.target)
+    return Ratio(spec.key, value, spec.target, ok, spec.unit or "x", bound, spec.numerator(run.sizes), None,
+                 spec.minimum)
 
 
 def _ratio(spec: RatioSpec, sizes: Sizes, figures: dict[str, Figure]) -> Ratio:
@@ -124,7 +179,7 @@ def _ratio(spec: RatioSpec, sizes: Sizes, figures: dict[str, Figure]) -> Ratio:
 
 
 def ratios(run: PerfRun) -> list[Ratio]:
-    return [_ratio(spec, run.sizes, run.figures) for spec in RATIOS]
+    return [_reading(spec, run) if spec.reading else _ratio(spec, run.sizes, run.figures) for spec in RATIOS]
 
 
 def info_ratios(run: PerfRun) -> dict[str, dict[str, Any]]:
@@ -147,7 +202,7 @@ def to_json(run: PerfRun) -> dict[str, Any]:
     """The document ``--json`` prints (documented in ``docs/perf.md``)."""
     figures = {
         name: {"median_us": _us(f.median_ns), "n": f.n, "calls": f.calls, "timed_out": f.timed_out,
-               "at_least_us": _us(f.at_least_ns), "skipped": f.skipped}
+               "at_least_us": _us(f.at_least_ns), "skipped": f.skipped, "clock": "cpu" if f.cpu else "wall"}
         for name, f in run.figures.items()
     }
     out = {}
@@ -156,7 +211,31 @@ def to_json(run: PerfRun) -> dict[str, Any]:
         out[d.pop("key")] = d
     return {"machine": run.machine, "quick": run.sizes.name != "full", "sizes": run.sizes.name,
             "cap_s": run.sizes.cap_s, "figures": figures, "memory": run.memory, "ratios": out,
-            "info_ratios": info_ratios(run), "adversarial": adversarial_table(run)}
+            "info_ratios": info_ratios(run), "adversarial": adversarial_table(run), "export": export_table(run)}
+
+
+def export_table(run: PerfRun) -> dict[str, Any]:
+    """``{"chars": n, "clock": "cpu", "<stage>": {"<atoms>": {"mb_per_cpu_s", "ratio"}}}``: the
+    realistic export's throughput at every stage and policy size (MB = 2**20 characters), and its
+    ratio to the smallest policy's; ``"result"`` also holds ``"<atoms>_nonascii"``."""
+    size, counts = run.sizes.adversarial, export_atoms(run.sizes)
+    out: dict[str, Any] = {"chars": size, "clock": "cpu"}
+    for stage in EXPORT_STAGES:
+        base = run.figures.get(export_figure(stage, counts[0]))
+        keys = [(count_label(n), export_figure(stage, n)) for n in counts]
+        if stage == "result":
+            keys.append((f"{count_label(counts[0])}_nonascii", export_figure(stage, counts[0], nonascii=True)))
+        rows: dict[str, Any] = {}
+        for key, name in keys:
+            f = run.figures.get(name)
+            ns = f.estimate_ns if f is not None else None
+            rows[key] = {
+                "figure": name,
+                "mb_per_cpu_s": None if not ns else round(size / 2**20 / (ns / 1e9), 3),
+                "ratio": None if not ns or base is None or not base.estimate_ns else round(ns / base.estimate_ns, 3),
+                "timed_out": bool(f and f.timed_out)}
+        out[stage] = rows
+    return out
 
 
 def adversarial_table(run: PerfRun) -> dict[str, Any]:
@@ -192,12 +271,16 @@ def _figure_cell(f: Figure, cap_s: float) -> str:
     return f"[yellow]{what}[/] (≥ {format_ns(f.at_least_ns or cap_s * 1e9)})"
 
 
+def _unit(r: Ratio) -> str:
+    return "×" if r.unit == "x" else r.unit
+
+
 def _ratio_cell(r: Ratio) -> str:
     if r.value is None:
         return "n/a"
     sign = {"at_least": "≥ ", "at_most": "≤ "}.get(r.bound, "")
     number = f"{r.value:,.0f}" if r.value >= 100 else f"{r.value:.3g}"
-    return f"{sign}{number} {'ms' if r.unit == 'ms' else '×'}"
+    return f"{sign}{number} {_unit(r)}"
 
 
 def render(run: PerfRun, console: Console) -> None:
@@ -207,12 +290,15 @@ def render(run: PerfRun, console: Console) -> None:
     figs.add_column("median", justify="right")
     figs.add_column("samples × calls", justify="right")
     for name, f in run.figures.items():
-        figs.add_row(name, _figure_cell(f, run.sizes.cap_s), f"{f.n} × {f.calls}" if f.n else "—")
+        figs.add_row(name + (" [dim](CPU)[/]" if f.cpu else ""), _figure_cell(f, run.sizes.cap_s),
+                     f"{f.n} × {f.calls}" if f.n else "—")
     for name, m in run.memory.items():
         held = (f"{m['bytes'] / 2**20:,.1f} MB" if m.get("bytes") is not None
                 else "[yellow]skipped[/] (session entry timed out)" if m.get("skipped")
+                else f"[yellow]error[/] ({m['error']})" if m.get("error")
                 else "[yellow]timed out[/]")
-        figs.add_row(f"memory: {name}", held, "tracemalloc")
+        method = "RSS delta, own process" if m.get("method") == "rss_delta" else "tracemalloc"
+        figs.add_row(f"memory: {name}", held, method)
     console.print(figs)
     table = Table(title=f"ratios and targets{quick}", title_justify="left")
     table.add_column("ratio (figures used, dimmed)", no_wrap=True)
@@ -220,9 +306,11 @@ def render(run: PerfRun, console: Console) -> None:
     table.add_column("target", justify="right", no_wrap=True)
     table.add_column("", justify="center", no_wrap=True)
     for r in ratios(run):
-        target = f"≤ {r.target:g} {'ms' if r.unit == 'ms' else '×'}"
+        target = f"{'≥' if r.minimum else '≤'} {r.target:g} {_unit(r)}"
         verdict = "[green]pass[/]" if r.ok else "[red]FAIL[/]"
         used = r.numerator if r.denominator is None else f"{r.numerator} / {r.denominator}"
+        if r.unit.startswith("MB/"):
+            used = f"{run.sizes.adversarial:,} characters / CPU time of {r.numerator}"
         table.add_row(f"{r.key}\n[dim]{used}[/]", _ratio_cell(r), target, verdict)
     for key, info in info_ratios(run).items():
         value = "n/a" if info["value"] is None else f"{info['value']:.3g} ×"

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from tpguard.benchmark.perf import RATIOS, SIZES, Figure, measure, measure_interleaved, ratios
 from tpguard.benchmark.perf._adversarial import RECIPES, STAGES, adversarial_figure, customer_export
+from tpguard.benchmark.perf._realistic import export_figure
 from tpguard.benchmark.perf._workload import case_atoms, long_text, make_atoms, nested_arguments
 from tpguard.cli import app
 
@@ -31,7 +32,7 @@ def test_json_has_every_ratio_with_a_value_and_a_target(tiny_run: dict) -> None:
     for key, r in tiny_run["ratios"].items():
         assert isinstance(r["value"], float) and r["value"] > 0, key
         assert r["target"] > 0 and isinstance(r["ok"], bool), key
-        assert r["numerator"] in tiny_run["figures"], key
+        assert r["numerator"] in tiny_run["figures"] or r["numerator"] in tiny_run["memory"], key
         assert r["denominator"] is None or r["denominator"] in tiny_run["figures"], key
     assert tiny_run["ratios"]["session_entry_100k_atoms"]["unit"] == "ms"
     # the guarded call's redact cost is reported beside the enforce target, never hidden
@@ -55,6 +56,9 @@ def test_figures_are_positive_and_cover_every_measurement(tiny_run: dict) -> Non
                 "register_50_one_by_one"}
     expected |= {adversarial_figure(stage, recipe) for stage in STAGES for recipe in RECIPES}
     expected |= {"mcp_direct", "mcp_proxied", "mcp_direct_cpu", "mcp_proxied_cpu"}
+    expected |= {"realistic_bare_langchain", "realistic_check_enforce", "realistic_check_redact",
+                 "realistic_guarded_langchain", "realistic_check_enforce_nonascii", "export_result_10_nonascii"}
+    expected |= {export_figure(stage, n) for stage in STAGES for n in (10, 200)}
     assert set(figures) == expected
     for name, f in figures.items():
         if f["timed_out"]:
@@ -246,3 +250,99 @@ def test_adversarial_texts_are_the_size_asked_and_hit_the_detector() -> None:
     assert {a.id for a in TARGETS} <= {a.id for a in guard.policy.atoms}
     exact = guard.check_exit("final_response", None, RECIPES["exact_names"](size))
     assert exact.blocked and len(exact.findings) > size // 20
+
+
+# issue 33, item 1: the realistic series and their targets
+
+
+def test_realistic_series_report_their_targets_beside_the_old_ones(tiny_run: dict) -> None:
+    r = tiny_run["ratios"]
+    expected = {"realistic_check_enforce/bare_langchain": (0.2, "realistic_check_enforce", "realistic_bare_langchain"),
+                "realistic_check_redact/bare_langchain": (0.3, "realistic_check_redact", "realistic_bare_langchain"),
+                "realistic_nonascii/ascii": (1.2, "realistic_check_enforce_nonascii", "realistic_check_enforce"),
+                "export_result_100k/export_result_10": (1.3, "export_result_200", "export_result_10"),
+                "export_nonascii/ascii": (1.2, "export_result_10_nonascii", "export_result_10")}
+    for key, (target, num, den) in expected.items():
+        assert (r[key]["target"], r[key]["numerator"], r[key]["denominator"]) == (target, num, den), key
+        assert r[key]["unit"] == "x" and not r[key]["minimum"]
+        f = tiny_run["figures"]
+        assert r[key]["value"] == pytest.approx(f[num]["median_us"] / f[den]["median_us"], rel=0.01)
+        assert r[key]["ok"] == (r[key]["value"] <= target)
+    # the old targets are still there, unchanged
+    assert r["check_enforce/bare_langchain"]["target"] == 0.2 and r["atoms_100k/atoms_10"]["target"] == 2.0
+    # the guarded LangChain tool on the realistic note: reported, no target of its own
+    info = tiny_run["info_ratios"]["realistic_guarded_langchain/bare_langchain"]
+    assert info["value"] > 0 and info["denominator"] == "realistic_bare_langchain"
+    # measured in one group, the same rounds, in CPU time
+    group = [f for name, f in tiny_run["figures"].items() if name.startswith("realistic_")]
+    assert len(group) == 5 and len({f["n"] for f in group}) == 1 and {f["clock"] for f in group} == {"cpu"}
+    assert tiny_run["figures"]["bare_langchain"]["clock"] == "wall"
+
+
+def test_export_throughput_is_a_floor_in_mb_per_cpu_second(tiny_run: dict) -> None:
+    r = tiny_run["ratios"]["export_result_10_mb_per_cpu_s"]
+    assert r["unit"] == "MB/CPU-s" and r["target"] == 5.0 and r["minimum"] is True
+    chars, f = tiny_run["export"]["chars"], tiny_run["figures"]["export_result_10"]
+    assert r["value"] == pytest.approx(chars / 2**20 / (f["median_us"] / 1e6), rel=0.01)
+    assert r["ok"] == (r["value"] >= 5.0)  # a floor: higher passes
+    export = tiny_run["export"]
+    assert export["clock"] == "cpu" and chars == SIZES["tiny"].adversarial
+    for stage in STAGES:
+        assert set(export[stage]) == ({"10", "200", "10_nonascii"} if stage == "result" else {"10", "200"})
+        assert export[stage]["10"]["ratio"] == 1.0
+        for row in export[stage].values():
+            assert row["mb_per_cpu_s"] > 0 and tiny_run["figures"][row["figure"]]["clock"] == "cpu"
+        assert len({tiny_run["figures"][row["figure"]]["n"] for row in export[stage].values()}) == 1
+
+
+def test_guard_memory_is_an_rss_delta_in_a_process_of_its_own(tiny_run: dict) -> None:
+    m = tiny_run["memory"]["guard_200_atoms"]
+    assert m["method"] == "rss_delta" and m["atoms"] == 200 and not m["timed_out"]
+    assert m["bytes"] > 0 and m["peak_bytes"] >= m["bytes"]
+    r = tiny_run["ratios"]["guard_memory_100k_atoms"]
+    assert r["unit"] == "MB" and r["target"] == 120.0 and r["numerator"] == "guard_200_atoms"
+    assert r["value"] == pytest.approx(m["bytes"] / 2**20)
+
+
+def test_a_missed_floor_and_a_missed_memory_target_fail() -> None:
+    from tpguard.benchmark.perf import PerfRun
+
+    sizes = SIZES["tiny"]  # 4 KB export: 4096 / 2**20 MB in 2 ms is ~1.95 MB/s
+    figures = {"export_result_10": Figure(2e6, 5, 1, cpu=True), "export_result_200": Figure(2.4e6, 5, 1, cpu=True)}
+    run = PerfRun(sizes, figures, {"guard_200_atoms": {"bytes": 300 * 2**20}}, {})
+    by_key = {r.key: r for r in ratios(run)}
+    floor = by_key["export_result_10_mb_per_cpu_s"]
+    assert floor.value == pytest.approx(4096 / 2**20 / 2e-3) and not floor.ok
+    assert by_key["export_result_100k/export_result_10"].ok  # 1.2 ≤ 1.3
+    assert not by_key["guard_memory_100k_atoms"].ok and by_key["guard_memory_100k_atoms"].value == 300
+    timed_out = PerfRun(sizes, {"export_result_10": Figure.timeout(1e3)}, {}, {})
+    bound = {r.key: r for r in ratios(timed_out)}["export_result_10_mb_per_cpu_s"]
+    assert bound.bound == "at_most" and not bound.ok  # an upper bound on throughput never passes a floor
+
+
+def test_realistic_note_and_its_twin_decide_alike() -> None:
+    from tpguard import Guard
+    from tpguard.benchmark.perf._realistic import realistic_arguments, realistic_policy
+    from tpguard.benchmark.perf._workload import SPEC
+
+    ascii_args, twin = realistic_arguments(), realistic_arguments(nonascii=True)
+    note, twin_note = ascii_args["note"], twin["note"]
+    assert len(note) == len(twin_note) == 286 and note.isascii()
+    assert sum(a != b for a, b in zip(note, twin_note, strict=True)) == 5
+    assert "laurie.bates@example.com" in note and "12 Oak St." in note and "card ending 4821" in note
+    guard = Guard(realistic_policy(), mode="enforce")
+    assert len(guard.policy.atoms) == 10
+    d, t = guard.check(SPEC, ascii_args), guard.check(SPEC, twin)
+    assert d.blocked and t.blocked
+    assert sorted((f.atom_id, f.start, f.end) for f in d.findings) == sorted((f.atom_id, f.start, f.end) for f in t.findings)
+    assert {"lb-name", "lb-email", "lb-card", "lb-phone"} <= {f.atom_id for f in d.findings}
+
+
+def test_nonascii_export_touches_a_few_characters_only() -> None:
+    from tpguard.benchmark.perf._realistic import nonascii_export
+
+    text = customer_export(64 * 1024)
+    twin = nonascii_export(text)
+    odd = [c for c in twin if not c.isascii()]
+    assert 8 <= len(odd) <= 12 * 2 and {"\u201c", "\u00e9", "\u00a0"} <= set(odd)
+    assert twin.count("\n") == text.count("\n")
