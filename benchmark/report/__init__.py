@@ -46,22 +46,25 @@ __all__ = [
 
 
 @contextmanager
-def _heap_frozen() -> Iterator[None]:
-    """Leave the objects alive before the build out of the cyclic garbage collector while it runs.
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while the reports build; the collector resumes after.
 
-    ``bench run`` builds its reports in the process that ran the cases: ~370k live objects
-    (measured on a quick run), which every full collection triggered by the report's own
-    allocations walked again — ~1 CPU-s of a ~4.7 CPU-s build. ``gc.freeze`` sets them aside
-    until the build ends; nothing is leaked (``gc.unfreeze`` hands them back). A caller that
-    froze its heap itself (a pre-fork server) is left as it is."""
-    if gc.get_freeze_count():
+    ``bench run`` builds its reports in the process that ran the cases: ~370k live objects on a
+    quick run, more on a 300-case run with one worker, which the collections triggered by the
+    report's own allocations walked again and again (~1 of a quick run's ~4.7 report CPU-s;
+    ``gc.freeze`` of that heap helped the quick run and cost the 300-case run more, measured
+    in docs/perf.md). The build's data is acyclic and freed by reference counting; what cycles it
+    makes (matplotlib's and plotly's figure objects, a fixed number per report) wait for the next
+    collection (peak RSS of the quick run's build +17 MB against `gc.freeze`). A caller that
+    disabled the collector keeps it off."""
+    if not gc.isenabled():
         yield
         return
-    gc.freeze()
+    gc.disable()
     try:
         yield
     finally:
-        gc.unfreeze()
+        gc.enable()
 
 
 def build_reports(run_dir: Path, *, figures: bool = True,
@@ -70,7 +73,7 @@ def build_reports(run_dir: Path, *, figures: bool = True,
     written: ``summary.json`` (only when it was missing or stale), ``report.md``, ``report.html``,
     ``tables/*.csv`` and ``figures/*.png``. ``kept``: the only files that will stay (a share),
     so report.md's file list names no others."""
-    with _heap_frozen():
+    with _collector_paused():
         return _build(Path(run_dir), figures, kept)
 
 
