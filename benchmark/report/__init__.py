@@ -10,8 +10,10 @@ two runs. See ``docs/reports.md``.
 
 from __future__ import annotations
 
+import gc
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ._acquisition import acquisition_csv
@@ -43,13 +45,39 @@ __all__ = [
 ]
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while the reports build; the collector resumes after.
+
+    ``bench run`` builds its reports in the process that ran the cases: ~370k live objects on a
+    quick run, more on a 300-case run with one worker, which the collections triggered by the
+    report's own allocations walked again and again (~1 of a quick run's ~4.7 report CPU-s;
+    ``gc.freeze`` of that heap helped the quick run and cost the 300-case run more, measured
+    in docs/perf.md). The build's data is acyclic and freed by reference counting; what cycles it
+    makes (matplotlib's and plotly's figure objects, a fixed number per report) wait for the next
+    collection (peak RSS of the quick run's build +17 MB against `gc.freeze`). A caller that
+    disabled the collector keeps it off."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
 def build_reports(run_dir: Path, *, figures: bool = True,
                   kept: Collection[str] | None = None) -> dict[str, Path]:
     """(Re)build every report of a run directory; returns ``{relative name: path}`` of what was
     written: ``summary.json`` (only when it was missing or stale), ``report.md``, ``report.html``,
     ``tables/*.csv`` and ``figures/*.png``. ``kept``: the only files that will stay (a share),
     so report.md's file list names no others."""
-    run_dir = Path(run_dir)
+    with _collector_paused():
+        return _build(Path(run_dir), figures, kept)
+
+
+def _build(run_dir: Path, figures: bool, kept: Collection[str] | None) -> dict[str, Path]:
     started = time.perf_counter()
     data = load_run(run_dir)
     cases, case_notes = load_cases(data)

@@ -37,20 +37,22 @@ class _Strings:
         return i
 
 
-def _secrets(case: Case | None) -> list[str]:
+def _secrets(case: Case | None) -> re.Pattern[str] | None:
+    """One pattern matching any of the case's atom values and aliases (lower-cased, ≥ 3
+    characters) as a substring: one scan per path instead of one per value."""
     if case is None:
-        return []
+        return None
     vals = []
     for a in case.atoms:
         vals += [str(a.value), *map(str, a.aliases)]
-    return [v.lower() for v in vals if len(v.strip()) >= 3]
+    keep = sorted({v.lower() for v in vals if len(v.strip()) >= 3}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, keep))) if keep else None
 
 
-def _clean_path(path: str, secrets: list[str]) -> str:
-    if not secrets:
+def _clean_path(path: str, secrets: re.Pattern[str] | None) -> str:
+    if secrets is None:
         return path
-    low = path.lower()
-    return "<value>" if any(s in low for s in secrets) else path
+    return "<value>" if secrets.search(path.lower()) else path
 
 
 def _error(rec: dict[str, Any]) -> str | None:
@@ -69,12 +71,16 @@ def audit_data(data: RunData, cases: dict[tuple[str, str], Case]) -> dict[str, A
     configs: list[list[int]] = []
     cfg_idx: dict[tuple[str, str, str], int] = {}
     records = []
+    patterns: dict[tuple[str, str], re.Pattern[str] | None] = {}  # a case recurs per agent × guard
     for rec in data.records:
         cfg = (str(rec.get("agent", "")), str(rec.get("guard", "")), str(rec.get("suite", "")))
         if cfg not in cfg_idx:
             cfg_idx[cfg] = len(configs)
             configs.append([s(x) for x in cfg])
-        secrets = _secrets(cases.get((cfg[2], str(rec.get("case_id", "")))))
+        key = (cfg[2], str(rec.get("case_id", "")))
+        if key not in patterns:
+            patterns[key] = _secrets(cases.get(key))
+        secrets = patterns[key]
         score = rec.get("score") or {}
         metrics = score.get("metrics") or {}
         disclosures = sorted(

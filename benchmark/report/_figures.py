@@ -1,13 +1,19 @@
 """``figures/*.png`` with matplotlib (Agg): the privacy–utility scatter (seed ``000_*`` Figure 6),
 FOR by sink and FreeTextFOR / FTSlotRate by free-text field across agent × guard (Figure 7), and
 the atom type × sink heatmap of each agent's unguarded (``off``) configuration — the HTML report
-has it for every agent × guard. Skipped, with a note, when matplotlib is not installed."""
+has it for every agent × guard. Skipped, with a note, when matplotlib is not installed.
+
+Drawn cheaply (issue 33: the figures were two thirds of a quick run's report build): matplotlib's
+object API on one Agg canvas, without pyplot and without switching the process's backend; one
+figure object cleared and reused, so figures of one size share a renderer and its text-metrics
+cache; each figure made at the dpi it is saved at (tight layout and the saved draw measure the same
+text), and the layout settled before saving, so ``savefig`` draws once instead of twice."""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ._collect import ReportTables, reference_configs
 from ._crosstab import Config, CrossTab
@@ -16,16 +22,40 @@ from ._style import MARKERS, axis_range, guard_colours, scatter_series
 from ._tables import Table, ordered_configs, slug
 from ._tradeoff import chart_axes
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
 __all__ = ["write_figures"]
 
 
-def _pyplot() -> Any:
-    import matplotlib
+class _Canvas:
+    """One matplotlib figure on an Agg canvas, cleared and reused for every PNG of a report."""
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
+    def __init__(self) -> None:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
 
-    return plt
+        self.fig: Figure = Figure()
+        FigureCanvasAgg(self.fig)
+
+    def axes(self, size: tuple[float, float], dpi: int) -> Axes:
+        """A cleared figure of ``size`` inches at ``dpi``, with one axes."""
+        from matplotlib.figure import SubplotParams
+
+        fig = self.fig
+        fig.clear()
+        fig.set_dpi(dpi)
+        fig.set_size_inches(*size)
+        fresh = SubplotParams()  # what a new figure's tight_layout starts from
+        fig.subplots_adjust(fresh.left, fresh.bottom, fresh.right, fresh.top)
+        return fig.add_subplot()
+
+    def save(self, path: Path) -> None:
+        fig = self.fig
+        fig.tight_layout()
+        fig.set_layout_engine(None)  # tight_layout leaves a placeholder that makes savefig draw twice
+        fig.savefig(path, dpi=fig.dpi)
 
 
 def _styles(data: RunData) -> tuple[dict[str, str], dict[str, str]]:
@@ -36,13 +66,13 @@ def _styles(data: RunData) -> tuple[dict[str, str], dict[str, str]]:
             {a: MARKERS[i % len(MARKERS)][0] for i, a in enumerate(agents)})
 
 
-def _scatter(plt: Any, data: RunData, path: Path) -> None:
+def _scatter(canvas: _Canvas, data: RunData, path: Path) -> None:
     """Figure 6: colour = guard, marker = agent (open: a later suite); points that would cover
     each other are spread horizontally (:func:`._style.scatter_series`), error bars move along."""
     from matplotlib.lines import Line2D
 
     series = scatter_series(data)
-    fig, ax = plt.subplots(figsize=(10, 6))
+    ax = canvas.axes((10, 6), dpi=110)
     for p in series:
         x = p["x_drawn"]
         ax.errorbar([x], [p["y"]], xerr=[[p["x"] - p["x_lo"]], [p["x_hi"] - p["x"]]],
@@ -70,12 +100,10 @@ def _scatter(plt: Any, data: RunData, path: Path) -> None:
         ax.legend(handles=[Line2D([], [], color="#444", marker=m, ls="", ms=8, label=a)
                            for a, m in agents], title="agent (marker)", fontsize=8,
                   loc="lower left", bbox_to_anchor=(1.01, 0.0))
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    canvas.save(path)
 
 
-def _grouped(plt: Any, data: RunData, table: Table, key: str, metric: str, title: str,
+def _grouped(canvas: _Canvas, data: RunData, table: Table, key: str, metric: str, title: str,
              path: Path) -> bool:
     """Vertical grouped bars: one group per sink/field, one bar per agent × guard (colour =
     guard, hatch = agent)."""
@@ -88,7 +116,7 @@ def _grouped(plt: Any, data: RunData, table: Table, key: str, metric: str, title
     hatches = {a: h for a, h in zip(dict.fromkeys(c[0] for c in configs),
                                     ("", "//", "..", "xx", "\\\\", "oo"), strict=False)}
     vals = {(tuple(row[:3]), str(row[idx[key]])): row[idx[metric]] for row in table.rows}
-    fig, ax = plt.subplots(figsize=(min(18, max(8, 0.12 * len(keys) * len(configs) + 3)), 5))
+    ax = canvas.axes((min(18, max(8, 0.12 * len(keys) * len(configs) + 3)), 5), dpi=110)
     width = 0.85 / len(configs)
     for j, cfg in enumerate(configs):
         xs = [i - 0.425 + (j + 0.5) * width for i in range(len(keys))]
@@ -101,39 +129,37 @@ def _grouped(plt: Any, data: RunData, table: Table, key: str, metric: str, title
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=7, ncol=2, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    canvas.save(path)
     return True
 
 
-def _heatmap(plt: Any, cfg: Config, tab: CrossTab, path: Path) -> None:
+def _heatmap(canvas: _Canvas, cfg: Config, tab: CrossTab, path: Path) -> None:
     types, sinks = tab.atom_types, tab.sinks
     z = [[math.nan if (v := tab.value(t, s)) is None else v for s in sinks] for t in types]
-    fig, ax = plt.subplots(figsize=(max(5, 1.1 * len(sinks) + 3), max(3, 0.26 * len(types) + 1.5)))
-    cmap = plt.get_cmap("Reds").with_extremes(bad="#d9d9d9")  # grey: no forbidden opportunity
+    ax = canvas.axes((max(5, 1.1 * len(sinks) + 3), max(3, 0.26 * len(types) + 1.5)), dpi=100)
+    from matplotlib import colormaps
+
+    cmap = colormaps["Reds"].with_extremes(bad="#d9d9d9")  # grey: no forbidden opportunity
     im = ax.imshow(z, aspect="auto", cmap=cmap, vmin=0,
                    vmax=100 if tab.kind == "FOR" else None)
     ax.set_xticks(range(len(sinks)), sinks, rotation=35, ha="right")
     ax.set_yticks(range(len(types)), types, fontsize=7)
     label = "FOR (%)" if tab.kind == "FOR" else "unauthorized disclosures"
-    fig.colorbar(im, ax=ax, label=label)
+    canvas.fig.colorbar(im, ax=ax, label=label)
     ax.set_title(f"Atom type × sink {label}: {cfg[0]} / {cfg[1]}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    canvas.save(path)
 
 
 def write_figures(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab], folder: Path
                   ) -> tuple[list[Path], list[str]]:
     """Write the PNGs; returns the paths written and notes (e.g. matplotlib missing)."""
     try:
-        plt = _pyplot()
+        canvas = _Canvas()
     except ImportError:
         return [], ["matplotlib is not installed: figures/*.png were not written."]
     folder.mkdir(parents=True, exist_ok=True)
     out = [folder / "scatter.png"]
-    _scatter(plt, data, out[0])
+    _scatter(canvas, data, out[0])
     if not data.legacy:  # acquisition or exposure: the privacy–utility chart only
         return out, []
     for name, table, key, metric, title in (
@@ -141,13 +167,13 @@ def write_figures(data: RunData, t: ReportTables, tabs: dict[Config, CrossTab], 
         ("fields.png", t.fields, "Field", "FreeTextFOR", "FreeTextFOR by free-text field"),
         ("fields_slotrate.png", t.fields, "Field", "FTSlotRate", "FTSlotRate by free-text field"),
     ):
-        if _grouped(plt, data, table, key, metric, title, folder / name):
+        if _grouped(canvas, data, table, key, metric, title, folder / name):
             out.append(folder / name)
     for cfg in reference_configs(data):  # the HTML has every agent × guard; PNGs the unguarded
         tab = tabs.get(cfg)
         if tab is None or not tab.atom_types:
             continue
         path = folder / f"heatmap_{slug(cfg[0])}_{slug(cfg[1])}_{slug(cfg[2])}.png"
-        _heatmap(plt, cfg, tab, path)
+        _heatmap(canvas, cfg, tab, path)
         out.append(path)
     return out, []
