@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from itertools import accumulate, chain, compress, repeat
 from operator import add
 
@@ -178,7 +178,7 @@ class FuzzyIndex:
         return near
 
     def scan(self, s: str, emit: Callable[[int, int, int, float], None],
-             known: Mapping[int, int] | None = None) -> None:
+             known: Mapping[int, int] | None = None, covered: Container[tuple[int, int]] = ()) -> None:
         """Call ``emit(idx, norm_start, norm_end, score)`` for every fuzzy occurrence in ``s``.
 
         ``known`` counts the occurrences of each atom's *value* the exact keys already found
@@ -186,7 +186,10 @@ class FuzzyIndex:
         count): an atom with no more candidate places than that has nothing left to find, so its
         candidates are not aligned — the common case of a name written correctly costs no
         alignment. One more place than value occurrences, and every place of that atom is
-        aligned."""
+        aligned, except the places ``covered`` names: ``(atom, offset in s)`` of the value's
+        exact occurrences. Every window of such a place holds its first word, so whatever it
+        found would overlap the exact match of the same atom (which the caller keeps instead): a
+        name written once correctly and once inside an e-mail address aligns the e-mail only."""
         spaced, ws = _split(s)
         vocab = self._vocab
         hits: dict[tuple[int, int], set[int]] = {}
@@ -209,7 +212,7 @@ class FuzzyIndex:
                 places[idx] = places.get(idx, 0) + 1
             hits = {k: v for k, v in hits.items() if places[k[0]] > known.get(k[0], 0)}
         if hits:
-            self._verify(s, spaced, ws, hits, emit)
+            self._verify(s, spaced, ws, hits, emit, covered)
 
     def _pair_hits(
         self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]],
@@ -291,7 +294,7 @@ class FuzzyIndex:
             hits.setdefault((idx, first), set()).add(k)
 
     def _verify(self, s: str, spaced: str, ws: list[str], hits: dict[tuple[int, int], set[int]],
-                emit: Callable[[int, int, int, float], None]) -> None:
+                emit: Callable[[int, int, int, float], None], covered: Container[tuple[int, int]]) -> None:
         """Align every candidate place with rapidfuzz. The outcome of a place depends only on the
         text of its widest window (one word more at either end) and where the place sits in it, so
         it is computed once per distinct (atom, widest window, position) of the scan: a text that
@@ -303,7 +306,7 @@ class FuzzyIndex:
         outcomes: dict[tuple[int, str, int, int], tuple[int, int, float] | None] = {}
         state: _Verify = ({}, {} if _DIGITS.search(s) else _NO_DIGITS, {})
         for (idx, first), ks in hits.items():
-            if len(ks) < needed.get(idx, 1):
+            if len(ks) < needed.get(idx, 1) or (covered and (idx, starts[first]) in covered):
                 continue
             npairs = self.keys[idx][2]
             # the aligned words first: when they reach the threshold, the wider windows are never
