@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable, Container, Mapping
-from itertools import accumulate, chain, compress, repeat
+from collections.abc import Callable, Container, Iterable, Mapping
+from itertools import accumulate, compress, repeat
 from operator import add
 
 from rapidfuzz import fuzz
 
 from ._digits import skeleton_key
+from ._fuzzy_gate import PairGate
 from ._normalize import digits_of
 
 __all__ = ["FuzzyIndex", "fuzzy_eligible", "words"]
@@ -94,9 +95,14 @@ def fuzzy_eligible(key: str) -> bool:
     return len(words(key)) > 1 or (digits == 0 and letters >= 10)
 
 
+#: places a posting dropped for their digits: (its atoms, which of them were kept, first word)
+_Doomed = list[tuple[tuple[int, ...], list[bool], int]]
 #: one scan's state: candidate places → pair indices hit, window digits by (first word, pairs),
 #: places dropped for their digits
-_Scan = tuple[dict[tuple[int, int], set[int]], dict[tuple[int, int], str], set[tuple[int, int]]]
+_Scan = tuple[dict[tuple[int, int], set[int]], dict[tuple[int, int], str], _Doomed]
+#: a posting's atoms grouped by (pair index in the atom, the atom's pairs): the group's atoms, and
+#: the digits of each one's key
+_Group = tuple[int, int, tuple[int, ...], tuple[str, ...]]
 
 
 #: one verification's memos: a place's windows, a window text's digits, a (key, window) score
@@ -125,6 +131,8 @@ class FuzzyIndex:
         self._singles: dict[int, list[int]] = {}
         self._near: dict[str, tuple[int, ...]] = {}
         self._pair_memo: dict[tuple[str, str], tuple[list[tuple[int, int]], ...]] = {}
+        self._gate: PairGate | None = None  # built at the first scan after an add
+        self._groups: dict[int, tuple[list[tuple[int, int]], tuple[_Group, ...]]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.keys)
@@ -149,6 +157,8 @@ class FuzzyIndex:
             self._follows.add(ids[k + 1])
         self._pair_keys[idx] = [(ids[k], ids[k + 1]) for k in range(len(ids) - 1)]
         self._needed = None
+        self._gate = None
+        self._groups.clear()
         self._pair_memo.clear()  # a new pair may be among the postings of a remembered one
 
     def _pairs_needed(self) -> dict[int, int]:
@@ -193,7 +203,7 @@ class FuzzyIndex:
         spaced, ws = _split(s)
         vocab = self._vocab
         hits: dict[tuple[int, int], set[int]] = {}
-        doomed: set[tuple[int, int]] = set()  # places dropped for their digits (still places)
+        doomed: _Doomed = []  # places dropped for their digits (still places)
         if len(ws) > 1:
             # indices of the text words that are atom words, found in C (a few per text)
             at = list(compress(range(len(ws)), map(vocab.__contains__, ws)))
@@ -207,34 +217,29 @@ class FuzzyIndex:
                         for idx in self._singles.get(wid, ()):
                             hits.setdefault((idx, i), set()).add(0)
         if hits and known:
-            places: dict[int, int] = {}
-            for idx, _ in chain(hits, doomed):  # a handful of places: cheaper than a Counter
-                places[idx] = places.get(idx, 0) + 1
-            hits = {k: v for k, v in hits.items() if places[k[0]] > known.get(k[0], 0)}
+            hits = _unknown(hits, doomed, known)
         if hits:
             self._verify(s, spaced, ws, hits, emit, covered)
 
     def _pair_hits(
-        self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]],
-        doomed: set[tuple[int, int]],
+        self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]], doomed: _Doomed,
     ) -> None:
         """Adjacent text words, one of them a vocabulary word (``at``: their indices), the other
         as written or within one edit: each indexed pair places an occurrence (atom, first text
-        word). O(vocabulary words in the text): pairs without one are never looked at; a pair as
-        written costs one look-up; a vocabulary word that no atom has a word after (before) is not
-        paired with the text word after (before) it at all — the last word of a name and the next
-        word of the prose; a vocabulary word beside a word with none within one edit of it two."""
+        word). Pairs without a vocabulary word are never looked at; the others pass
+        :class:`~tpguard._fuzzy_gate.PairGate` first (O(those pairs) in C), and only a pair that
+        finds a posting costs a look-up in Python — a name word beside the next word of the prose,
+        or a first and a last name no atom has together, cost none."""
+        gate = self._gate
+        if gate is None:
+            gate = self._gate = PairGate(self._pairs, self._vocab, self._within_one_edit)
         postings = self._pair_postings
-        last = len(words) - 1
         ctx: _Scan = (hits, {}, doomed)
-        prev = -2
-        for p in at:
-            # (p - 1, p) unless p - 1 is a vocabulary word (then it was (prev, prev + 1)); (p, p + 1)
-            for i in ((p - 1, p) if p > 0 and p - 1 != prev else (p,)):
-                if i < last:
-                    for posting in postings(words[i], words[i + 1]):
-                        self._place(words, posting, i, ctx)
-            prev = p
+        # only the pairs whose look-up finds a posting, decided for the whole text in C (a large
+        # policy's vocabulary holds most words of a customer export: most pairs find nothing)
+        for i in gate.open_pairs(words, at):
+            for posting in postings(words[i], words[i + 1]):
+                self._place(words, posting, i, ctx)
 
     def _pair_postings(self, first: str, second: str) -> tuple[list[tuple[int, int]], ...]:
         """The postings of the indexed pairs two adjacent text words stand for, as written or within
@@ -271,27 +276,47 @@ class FuzzyIndex:
         more than ``_MAX_POSTING`` atoms places none. In a posting of several atoms, an atom whose
         digits do not occur among the digits of the place's widest window (one word more at
         either end) is not placed: it could not pass :meth:`_verify`'s digit rule (24 streets
-        named "David Wells" differ by their number: 23 are dropped here, one substring test
-        each). A dropped place still counts as a place (``doomed``), so the known-occurrence rule
-        of :meth:`scan` sees the same places as if it had been aligned."""
+        named "David Wells" differ by their number: 23 are dropped here, by one ``map`` of
+        substring tests in C per group of the posting, :meth:`_grouped`). A dropped place still
+        counts as a place (``doomed``), so the known-occurrence rule of :meth:`scan` sees the same
+        places as if it had been aligned."""
         if len(posting) > _MAX_POSTING:
             return
-        hits, digits, doomed = ctx
-        keys = self.keys if len(posting) >= _DIGIT_FILTER else None
-        for idx, k in posting:
+        hits = ctx[0]
+        if len(posting) < _DIGIT_FILTER:
+            for idx, k in posting:
+                hits.setdefault((idx, i - k), set()).add(k)
+            return
+        digits, doomed = ctx[1], ctx[2]
+        for k, npairs, atoms, key_digits in self._grouped(posting):
             first = i - k
-            if keys is not None:
-                _, key_digits, npairs = keys[idx]
-                if key_digits:
-                    around = digits.get((first, npairs))
-                    if around is None:  # every window _verify aligns lies inside this one
-                        lo = max(0, first - 1)
-                        around = digits[(first, npairs)] = digits_of(
-                            " ".join(words[lo : max(lo + 1, first + npairs + 2)]))
-                    if key_digits not in around:
-                        doomed.add((idx, first))
-                        continue
-            hits.setdefault((idx, first), set()).add(k)
+            around = digits.get((first, npairs))
+            if around is None:  # every window _verify aligns lies inside this one
+                lo = max(0, first - 1)
+                around = digits[(first, npairs)] = digits_of(" ".join(words[lo : max(lo + 1, first + npairs + 2)]))
+            keep = list(map(around.__contains__, key_digits))  # "" (no digits) is in every window
+            kept: Iterable[int] = atoms
+            if not all(keep):
+                doomed.append((atoms, keep, first))
+                kept = compress(atoms, keep)
+            for idx in kept:
+                hits.setdefault((idx, first), set()).add(k)
+
+    def _grouped(self, posting: list[tuple[int, int]]) -> tuple[_Group, ...]:
+        """A posting's atoms grouped by where the pair sits in them (they share a place and its
+        window), memoized per posting until the next :meth:`add`."""
+        got = self._groups.get(id(posting))
+        if got is not None and got[0] is posting:
+            return got[1]
+        groups: dict[tuple[int, int], tuple[list[int], list[str]]] = {}
+        for idx, k in posting:
+            _, key_digits, npairs = self.keys[idx]
+            atoms, digits = groups.setdefault((k, npairs), ([], []))
+            atoms.append(idx)
+            digits.append(key_digits)
+        out = tuple((k, n, tuple(a), tuple(d)) for (k, n), (a, d) in groups.items())
+        self._groups[id(posting)] = (posting, out)
+        return out
 
     def _verify(self, s: str, spaced: str, ws: list[str], hits: dict[tuple[int, int], set[int]],
                 emit: Callable[[int, int, int, float], None], covered: Container[tuple[int, int]]) -> None:
@@ -384,6 +409,25 @@ class FuzzyIndex:
             if score:
                 return start - base, end - base, score / 100.0
         return None
+
+
+def _unknown(hits: dict[tuple[int, int], set[int]], doomed: _Doomed,
+             known: Mapping[int, int]) -> dict[tuple[int, int], set[int]]:
+    """``hits`` without the places of atoms that have no more places (kept or ``doomed``) than
+    known value occurrences (:meth:`FuzzyIndex.scan`). Only the atoms with known occurrences are
+    counted, and the dropped places only for them (one ``isdisjoint`` per dropped group)."""
+    need = {idx for idx, _ in hits if known.get(idx, 0)}
+    if not need:
+        return hits
+    places: dict[int, int] = {}
+    for idx, _ in hits:
+        if idx in need:
+            places[idx] = places.get(idx, 0) + 1
+    dropped = {(idx, first) for atoms, keep, first in doomed if not need.isdisjoint(atoms)
+               for idx, kept in zip(atoms, keep, strict=True) if not kept and idx in need}
+    for idx, _ in dropped:
+        places[idx] += 1
+    return {k: v for k, v in hits.items() if k[0] not in need or places[k[0]] > known[k[0]]}
 
 
 class _NoDigits(dict[str, str]):
