@@ -6,12 +6,14 @@ export is a vocabulary word (its names, streets and domains are the atoms' own),
 once per word pair of the text in Python, most of them finding nothing (issue 33: 71 % of a 1 MB
 check at 100k atoms). This gate answers "does this pair find anything?" for every pair at once:
 
-* each indexed atom pair gets an integer id; each text word gets two frozensets of *tagged* pair
-  ids (memoized per word): the pairs it can start and the pairs it can end;
-* tags encode the look-up rules, so one ``isdisjoint`` per pair (a ``map`` in C) says exactly
-  whether the look-up would find a posting — tag 0: both words are vocabulary words, each as
-  written or within one edit; tag 1: the first as written, the second (not a vocabulary word)
-  within one edit; tag 2: the first (not a vocabulary word) within one edit, the second as written.
+* each text word gets two frozensets of *tagged* vocabulary word ids (memoized per word): as a
+  first word, the second words of the indexed pairs it can start; as a second word, the words it
+  can stand for (itself, those within one edit) — a handful;
+* tags encode the look-up rules, so one ``isdisjoint`` per pair (a ``map`` in C, iterating the
+  second word's handful) says exactly whether the look-up would find a posting — tag 0: both
+  words are vocabulary words, each as written or within one edit; tag 1: the first as written,
+  the second (not a vocabulary word) within one edit; tag 2: the first (not a vocabulary word)
+  within one edit, the second as written.
 
 Only the pairs that pass are looked up (in Python, as before). Cost: O(words) in C per text plus
 O(distinct new words × their pairs) to fill the memo; flat in atoms for a text whose pairs find
@@ -35,36 +37,33 @@ _PREV = partial(add, -1)
 class PairGate:
     """Built lazily from a fuzzy index's pairs; dropped (rebuilt) whenever a pair is added."""
 
-    __slots__ = ("_by_first", "_by_second", "_ends", "_near", "_starts", "_vocab")
+    __slots__ = ("_ends", "_near", "_seconds", "_starts", "_vocab")
 
     def __init__(self, pairs: Iterable[tuple[int, int]], vocab: dict[str, int],
                  near: Callable[[str], tuple[int, ...]]) -> None:
-        by_first: dict[int, list[int]] = {}
-        by_second: dict[int, list[int]] = {}
-        for pid, (x, y) in enumerate(pairs):
-            by_first.setdefault(x, []).append(4 * pid)
-            by_second.setdefault(y, []).append(4 * pid)
-        self._by_first, self._by_second = by_first, by_second
+        seconds: dict[int, list[int]] = {}
+        for x, y in pairs:
+            seconds.setdefault(x, []).append(y)
+        # tuples: not traversed by the garbage collector's full collections
+        self._seconds = {x: tuple(ys) for x, ys in seconds.items()}
         self._vocab, self._near = vocab, near
         self._starts: dict[str, frozenset[int]] = {}
         self._ends: dict[str, frozenset[int]] = {}
 
     def _fill(self, word: str) -> None:
-        """The tagged pair ids ``word`` can start and end (module docstring)."""
+        """The tagged second words ``word`` can start a pair towards, and the tagged words it can
+        stand for as a second word (module docstring): ``4 * word id + tag``."""
         wid = self._vocab.get(word)
         near = self._near(word)
-        by_first, by_second = self._by_first, self._by_second
+        seconds = self._seconds
         if wid is None:
-            self._starts[word] = frozenset(p + 2 for x in near for p in by_first.get(x, ()))
-            self._ends[word] = frozenset(p + 1 for y in near for p in by_second.get(y, ()))
+            self._starts[word] = frozenset(4 * y + 2 for x in near for y in seconds.get(x, ()))
+            self._ends[word] = frozenset(4 * y + 1 for y in near)
             return
         ids = (wid, *near)
-        exact_first = by_first.get(wid, ())
-        exact_second = by_second.get(wid, ())
-        self._starts[word] = frozenset(chain((p for x in ids for p in by_first.get(x, ())),
-                                             (p + 1 for p in exact_first)))
-        self._ends[word] = frozenset(chain((p for y in ids for p in by_second.get(y, ())),
-                                           (p + 2 for p in exact_second)))
+        self._starts[word] = frozenset(chain((4 * y for x in ids for y in seconds.get(x, ())),
+                                             (4 * y + 1 for y in seconds.get(wid, ()))))
+        self._ends[word] = frozenset((*(4 * y for y in ids), 4 * wid + 2))
 
     def open_pairs(self, words: list[str], at: list[int]) -> Iterable[int]:
         """The first-word indices ``i`` of the pairs ``(words[i], words[i + 1])`` beside a

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from itertools import accumulate, compress, repeat
 from operator import add
 
@@ -95,6 +95,8 @@ def fuzzy_eligible(key: str) -> bool:
     return len(words(key)) > 1 or (digits == 0 and letters >= 10)
 
 
+#: the atoms under one word pair: (atom, index of the pair in the atom)
+_Posting = Sequence[tuple[int, int]]
 #: places a posting dropped for their digits: (its atoms, which of them were kept, first word)
 _Doomed = list[tuple[tuple[int, ...], list[bool], int]]
 #: one scan's state: candidate places → pair indices hit, window digits by (first word, pairs),
@@ -120,19 +122,20 @@ class FuzzyIndex:
     def __init__(self, threshold: float) -> None:
         self.threshold = threshold
         self.keys: dict[int, tuple[str, str, int]] = {}  # atom → (key, its digits, its pairs)
-        self._pair_keys: dict[int, list[tuple[int, int]]] = {}
+        self._pair_keys: dict[int, tuple[tuple[int, int], ...]] = {}
         self._needed: dict[int, int] | None = None
         self._vocab: dict[str, int] = {}
-        self._deletes: dict[str, set[int]] = {}
-        self._pairs: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        self._deletes: dict[str, tuple[int, ...]] = {}  # tuples: not traversed by the GC
+        #: the atoms under each pair: lists while atoms are added, tuples once :meth:`freeze` ran
+        self._pairs: dict[tuple[int, int], _Posting] = {}
         #: words that are the first (``_leads``) or second (``_follows``) word of some pair
         self._leads: set[int] = set()
         self._follows: set[int] = set()
         self._singles: dict[int, list[int]] = {}
         self._near: dict[str, tuple[int, ...]] = {}
-        self._pair_memo: dict[tuple[str, str], tuple[list[tuple[int, int]], ...]] = {}
+        self._pair_memo: dict[tuple[str, str], tuple[_Posting, ...]] = {}
         self._gate: PairGate | None = None  # built at the first scan after an add
-        self._groups: dict[int, tuple[list[tuple[int, int]], tuple[_Group, ...]]] = {}
+        self._groups: dict[int, tuple[_Posting, tuple[_Group, ...]]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.keys)
@@ -142,8 +145,10 @@ class FuzzyIndex:
         if wid is None:
             wid = self._vocab[word] = len(self._vocab)
             if word.isalpha() and len(word) >= _MIN_EDIT_WORD:
+                deletes = self._deletes
                 for variant in (word, *_deletions(word)):
-                    self._deletes.setdefault(variant, set()).add(wid)
+                    got = deletes.get(variant, ())
+                    deletes[variant] = (*got, wid) if wid not in got else got
         return wid
 
     def add(self, idx: int, key: str) -> None:
@@ -152,14 +157,28 @@ class FuzzyIndex:
         if len(ids) == 1:
             self._singles.setdefault(ids[0], []).append(idx)
         for k in range(len(ids) - 1):
-            self._pairs.setdefault((ids[k], ids[k + 1]), []).append((idx, k))
+            got = self._pairs.get((ids[k], ids[k + 1]), ())
+            posting = got if isinstance(got, list) else list(got)  # a tuple: an add after freeze
+            posting.append((idx, k))
+            self._pairs[(ids[k], ids[k + 1])] = posting
             self._leads.add(ids[k])
             self._follows.add(ids[k + 1])
-        self._pair_keys[idx] = [(ids[k], ids[k + 1]) for k in range(len(ids) - 1)]
+        self._pair_keys[idx] = tuple((ids[k], ids[k + 1]) for k in range(len(ids) - 1))
         self._needed = None
         self._gate = None
         self._groups.clear()
         self._pair_memo.clear()  # a new pair may be among the postings of a remembered one
+
+    def freeze(self) -> None:
+        """The postings as tuples of ints, which the garbage collector stops tracking (a 100k-atom
+        index's 80k lists were traversed by every full collection of the process); call once the
+        atoms are added (an :meth:`add` after it still works)."""
+        pairs = self._pairs
+        for pair, posting in pairs.items():
+            pairs[pair] = tuple(posting)
+        self._pair_memo.clear()
+        self._gate = None
+        self._groups.clear()
 
     def _pairs_needed(self) -> dict[int, int]:
         """Pair hits an occurrence needs: all its usable pairs but one (two adjacent typos)."""
@@ -181,7 +200,7 @@ class FuzzyIndex:
                 for variant in (word, *_deletions(word)):
                     hit = deletes.get(variant)
                     if hit:
-                        found |= hit
+                        found.update(hit)
             if len(self._near) >= _MEMO_SIZE:
                 self._near.clear()
             near = self._near[word] = tuple(found)
@@ -241,7 +260,7 @@ class FuzzyIndex:
             for posting in postings(words[i], words[i + 1]):
                 self._place(words, posting, i, ctx)
 
-    def _pair_postings(self, first: str, second: str) -> tuple[list[tuple[int, int]], ...]:
+    def _pair_postings(self, first: str, second: str) -> tuple[_Posting, ...]:
         """The postings of the indexed pairs two adjacent text words stand for, as written or within
         one edit, memoized per index by the two words (a text that repeats a pair looks it up
         once): only ``first`` as written when ``second`` is not a vocabulary word (then ``first``
@@ -271,7 +290,7 @@ class FuzzyIndex:
         memo[(first, second)] = got
         return got
 
-    def _place(self, words: list[str], posting: list[tuple[int, int]], i: int, ctx: _Scan) -> None:
+    def _place(self, words: list[str], posting: _Posting, i: int, ctx: _Scan) -> None:
         """Each atom of a pair's posting placed at its first word (``i - k``); a posting shared by
         more than ``_MAX_POSTING`` atoms places none. In a posting of several atoms, an atom whose
         digits do not occur among the digits of the place's widest window (one word more at
@@ -302,7 +321,7 @@ class FuzzyIndex:
             for idx in kept:
                 hits.setdefault((idx, first), set()).add(k)
 
-    def _grouped(self, posting: list[tuple[int, int]]) -> tuple[_Group, ...]:
+    def _grouped(self, posting: _Posting) -> tuple[_Group, ...]:
         """A posting's atoms grouped by where the pair sits in them (they share a place and its
         window), memoized per posting until the next :meth:`add`."""
         got = self._groups.get(id(posting))
