@@ -78,6 +78,9 @@ _MEMO_SIZE = 65536
 #: little about which atom is meant, and iterating it would make lookups grow with the atoms.
 _MAX_POSTING = 32
 _MIN_EDIT_WORD = 3
+#: texts with at least this many vocabulary words pass their pairs through the gate
+#: (:mod:`tpguard._fuzzy_gate`); fewer are looked up one by one (the same pairs, found cheaper)
+_GATE_FROM = 32
 #: postings of at least this many atoms are filtered by digits before alignment (for one or two
 #: atoms the filter costs more than the alignment it could save)
 _DIGIT_FILTER = 4
@@ -250,12 +253,24 @@ class FuzzyIndex:
         word). Pairs without a vocabulary word are never looked at; the others pass
         :class:`~tpguard._fuzzy_gate.PairGate` first (O(those pairs) in C), and only a pair that
         finds a posting costs a look-up in Python — a name word beside the next word of the prose,
-        or a first and a last name no atom has together, cost none."""
+        or a first and a last name no atom has together, cost none. A text with only a few
+        vocabulary words (a note) looks its few pairs up directly: the gate's set-up costs more."""
+        postings = self._pair_postings
+        ctx: _Scan = (hits, {}, doomed)
+        if len(at) < _GATE_FROM:
+            last = len(words) - 1
+            prev = -2
+            for p in at:
+                # (p - 1, p) unless p - 1 is a vocabulary word (then it was (prev, prev + 1)); (p, p + 1)
+                for i in ((p - 1, p) if p > 0 and p - 1 != prev else (p,)):
+                    if i < last:
+                        for posting in postings(words[i], words[i + 1]):
+                            self._place(words, posting, i, ctx)
+                prev = p
+            return
         gate = self._gate
         if gate is None:
             gate = self._gate = PairGate(self._pairs, self._vocab, self._within_one_edit)
-        postings = self._pair_postings
-        ctx: _Scan = (hits, {}, doomed)
         # only the pairs whose look-up finds a posting, decided for the whole text in C (a large
         # policy's vocabulary holds most words of a customer export: most pairs find nothing)
         for i in gate.open_pairs(words, at):

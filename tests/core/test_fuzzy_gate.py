@@ -5,10 +5,12 @@ counts its dropped places as places."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpguard import PrivateAtom
+from tpguard import _fuzzy_index as fuzzy_index
 from tpguard._fuzzy_index import FuzzyIndex
 from tpguard.detection import Detector
 
@@ -24,6 +26,7 @@ def _index() -> FuzzyIndex:
     index = FuzzyIndex(88.0)
     for i, key in enumerate(_KEYS):
         index.add(i, key)
+    index.freeze()
     return index
 
 
@@ -32,11 +35,19 @@ def _index() -> FuzzyIndex:
 def test_the_gate_lets_through_exactly_the_pairs_that_find_a_posting(words: list[str]) -> None:
     index = _index()
     at = [i for i, w in enumerate(words) if w in index._vocab]
-    index._pair_hits(words, at, {}, [])  # builds the gate
     assert index._gate is not None
     opened = list(index._gate.open_pairs(words, at))
     beside = sorted({i for p in at for i in (p - 1, p) if 0 <= i < len(words) - 1})
     assert opened == [i for i in beside if index._pair_postings(words[i], words[i + 1])]
+    # a short text looks its pairs up one by one, a long one through the gate: the same places
+    gated: tuple[dict, list] = ({}, [])
+    direct: tuple[dict, list] = ({}, [])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fuzzy_index, "_GATE_FROM", 0)
+        index._pair_hits(words, at, *gated)
+        mp.setattr(fuzzy_index, "_GATE_FROM", 10**9)
+        index._pair_hits(words, at, *direct)
+    assert gated == direct
 
 
 def test_a_street_among_many_of_its_name_is_found_by_its_number() -> None:
