@@ -35,8 +35,8 @@ def _index() -> FuzzyIndex:
 def test_the_gate_lets_through_exactly_the_pairs_that_find_a_posting(words: list[str]) -> None:
     index = _index()
     at = [i for i, w in enumerate(words) if w in index._vocab]
-    assert index._gate is not None
-    opened = list(index._gate.open_pairs(words, at))
+    gate = fuzzy_index.PairGate(index._pairs, index._vocab, index._within_one_edit)
+    opened = list(gate.open_pairs(words, at))
     beside = sorted({i for p in at for i in (p - 1, p) if 0 <= i < len(words) - 1})
     assert opened == [i for i in beside if index._pair_postings(words[i], words[i + 1])]
     # a short text looks its pairs up one by one, a long one through the gate: the same places
@@ -44,6 +44,7 @@ def test_the_gate_lets_through_exactly_the_pairs_that_find_a_posting(words: list
     direct: tuple[dict, list] = ({}, [])
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(fuzzy_index, "_GATE_FROM", 0)
+        mp.setattr(fuzzy_index, "_GATE_VOCAB", 0)
         index._pair_hits(words, at, *gated)
         mp.setattr(fuzzy_index, "_GATE_FROM", 10**9)
         index._pair_hits(words, at, *direct)
