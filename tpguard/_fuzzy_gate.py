@@ -50,20 +50,19 @@ class PairGate:
         self._starts: dict[str, frozenset[int]] = {}
         self._ends: dict[str, frozenset[int]] = {}
 
-    def _fill(self, word: str) -> None:
+    def _sets(self, word: str) -> tuple[frozenset[int], frozenset[int]]:
         """The tagged second words ``word`` can start a pair towards, and the tagged words it can
         stand for as a second word (module docstring): ``4 * word id + tag``."""
         wid = self._vocab.get(word)
         near = self._near(word)
         seconds = self._seconds
         if wid is None:
-            self._starts[word] = frozenset(4 * y + 2 for x in near for y in seconds.get(x, ()))
-            self._ends[word] = frozenset(4 * y + 1 for y in near)
-            return
+            return (frozenset(4 * y + 2 for x in near for y in seconds.get(x, ())),
+                    frozenset(4 * y + 1 for y in near))
         ids = (wid, *near)
-        self._starts[word] = frozenset(chain((4 * y for x in ids for y in seconds.get(x, ())),
-                                             (4 * y + 1 for y in seconds.get(wid, ()))))
-        self._ends[word] = frozenset((*(4 * y for y in ids), 4 * wid + 2))
+        return (frozenset(chain((4 * y for x in ids for y in seconds.get(x, ())),
+                                (4 * y + 1 for y in seconds.get(wid, ())))),
+                frozenset((*(4 * y for y in ids), 4 * wid + 2)))
 
     def open_pairs(self, words: list[str], at: list[int]) -> Iterable[int]:
         """The first-word indices ``i`` of the pairs ``(words[i], words[i + 1])`` beside a
@@ -75,14 +74,18 @@ class PairGate:
         get = words.__getitem__
         lefts = list(map(get, firsts))
         rights = list(map(get, map(_NEXT, firsts)))
+        # Thread-safe like the index's other memos: a full memo is replaced, not cleared (a scan
+        # in another thread keeps reading the one it holds), and a word's end set is stored before
+        # its start set, so a word found among the starts always has both.
         starts, ends = self._starts, self._ends
         new = {*lefts, *rights}.difference(starts)
         if new:
             if len(starts) + len(new) > _MEMO_WORDS:
-                starts.clear()
-                ends.clear()
+                starts, ends = self._starts, self._ends = {}, {}
                 new = {*lefts, *rights}
             for w in new:
-                self._fill(w)
+                first, second = self._sets(w)
+                ends[w] = second
+                starts[w] = first
         return compress(firsts, map(not_, map(frozenset.isdisjoint, map(starts.__getitem__, lefts),
                                                   map(ends.__getitem__, rights))))
