@@ -106,7 +106,7 @@ class SkeletonIndex:
     """Digit and identifier keys of a detector's atoms; ``scan`` appends raw matches."""
 
     def __init__(self) -> None:
-        self._keys: dict[str, list[tuple[Any, ...]]] = {}
+        self._keys: dict[str, list[tuple[Any, ...]] | tuple[tuple[Any, ...], ...]] = {}
         self._automaton: Any = None
 
     def __bool__(self) -> bool:
@@ -133,13 +133,20 @@ class SkeletonIndex:
         return False
 
     def _add(self, key: str, entry: tuple[Any, ...]) -> None:
-        self._keys.setdefault(key, []).append(entry)
+        entries = self._keys.setdefault(key, [])
+        if type(entries) is tuple:  # an add after build
+            entries = self._keys[key] = list(entries)
+        entries.append(entry)  # type: ignore[union-attr]
 
     def build(self) -> None:
+        """Compile the automaton. The keys' entries become tuples of ints and strings, which the
+        garbage collector stops tracking (a 100k-atom policy's 40k lists were traversed by every
+        full collection of the process)."""
         if self._keys:
             automaton = ahocorasick.Automaton()
             for key, entries in self._keys.items():
-                automaton.add_word(key, (len(key), tuple(entries)))
+                frozen = self._keys[key] = tuple(entries)
+                automaton.add_word(key, (len(key), frozen))
             automaton.make_automaton()
             self._automaton = automaton
 

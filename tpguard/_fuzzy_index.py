@@ -16,22 +16,28 @@ is a vocabulary word is looked up with the other word as written or within one e
 places a candidate occurrence (atom, first text word); an occurrence with at least
 all its pairs but one present (pairs shared by more than
 ``_MAX_POSTING`` atoms, like ``gmail com``, are not counted) is verified with rapidfuzz on exactly those text words.
-Every occurrence is verified, so a text with the exact value and a typo'd one yields both. Per-word
-edit look-ups are memoized per index (prose repeats its words), so the cost per text word is a few
-dictionary look-ups and the cost of a scan follows the text, not the atom count.
+Every occurrence is verified, so a text with the exact value and a typo'd one yields both, except
+where the value itself occurs (the caller's ``covered``: nothing found there would be kept). Per-word
+edit look-ups are memoized per index (prose repeats its words), and at a large index the pairs pass
+a gate in C first (:mod:`tpguard._fuzzy_gate`), so the cost per text word is a few dictionary
+look-ups. Not yet flat in atoms on text made of the atoms' own words: a 1 MB customer export whose
+names, streets and domains are the policy's costs ~4.8x more at 100k atoms than at 10 (issue 33;
+the street pairs every line hits, each a posting of a dozen atoms, and their digit filter, are
+most of it), where it cost ~6x before the gate.
 """
 
 from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable, Mapping
-from itertools import accumulate, chain, compress, repeat
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
+from itertools import accumulate, compress, repeat
 from operator import add
 
 from rapidfuzz import fuzz
 
 from ._digits import skeleton_key
+from ._fuzzy_gate import PairGate
 from ._normalize import digits_of
 
 __all__ = ["FuzzyIndex", "fuzzy_eligible", "words"]
@@ -77,6 +83,12 @@ _MEMO_SIZE = 65536
 #: little about which atom is meant, and iterating it would make lookups grow with the atoms.
 _MAX_POSTING = 32
 _MIN_EDIT_WORD = 3
+#: texts with at least this many vocabulary words pass their pairs through the gate
+#: (:mod:`tpguard._fuzzy_gate`); fewer are looked up one by one (the same pairs, found cheaper)
+_GATE_FROM = 32
+#: ... and only for an index of at least this many words: on a 1 MB export the gate costs 1.6x the
+#: direct look-ups at 17 words, 1.07x at 1k, 0.84x at 5.5k (measured with a script outside the repo)
+_GATE_VOCAB = 2048
 #: postings of at least this many atoms are filtered by digits before alignment (for one or two
 #: atoms the filter costs more than the alignment it could save)
 _DIGIT_FILTER = 4
@@ -94,9 +106,16 @@ def fuzzy_eligible(key: str) -> bool:
     return len(words(key)) > 1 or (digits == 0 and letters >= 10)
 
 
+#: the atoms under one word pair: (atom, index of the pair in the atom)
+_Posting = Sequence[tuple[int, int]]
+#: places a posting dropped for their digits: (its atoms, which of them were kept, first word)
+_Doomed = list[tuple[tuple[int, ...], list[bool], int]]
 #: one scan's state: candidate places → pair indices hit, window digits by (first word, pairs),
 #: places dropped for their digits
-_Scan = tuple[dict[tuple[int, int], set[int]], dict[tuple[int, int], str], set[tuple[int, int]]]
+_Scan = tuple[dict[tuple[int, int], set[int]], dict[tuple[int, int], str], _Doomed]
+#: a posting's atoms grouped by (pair index in the atom, the atom's pairs): the group's atoms, and
+#: the digits of each one's key
+_Group = tuple[int, int, tuple[int, ...], tuple[str, ...]]
 
 
 #: one verification's memos: a place's windows, a window text's digits, a (key, window) score
@@ -114,17 +133,20 @@ class FuzzyIndex:
     def __init__(self, threshold: float) -> None:
         self.threshold = threshold
         self.keys: dict[int, tuple[str, str, int]] = {}  # atom → (key, its digits, its pairs)
-        self._pair_keys: dict[int, list[tuple[int, int]]] = {}
+        self._pair_keys: dict[int, tuple[tuple[int, int], ...]] = {}
         self._needed: dict[int, int] | None = None
         self._vocab: dict[str, int] = {}
-        self._deletes: dict[str, set[int]] = {}
-        self._pairs: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        self._deletes: dict[str, tuple[int, ...]] = {}  # tuples: not traversed by the GC
+        #: the atoms under each pair: lists while atoms are added, tuples once :meth:`freeze` ran
+        self._pairs: dict[tuple[int, int], _Posting] = {}
         #: words that are the first (``_leads``) or second (``_follows``) word of some pair
         self._leads: set[int] = set()
         self._follows: set[int] = set()
         self._singles: dict[int, list[int]] = {}
         self._near: dict[str, tuple[int, ...]] = {}
-        self._pair_memo: dict[tuple[str, str], tuple[list[tuple[int, int]], ...]] = {}
+        self._pair_memo: dict[tuple[str, str], tuple[_Posting, ...]] = {}
+        self._gate: PairGate | None = None  # built at the first scan after an add
+        self._groups: dict[int, tuple[_Posting, tuple[_Group, ...]]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.keys)
@@ -134,8 +156,10 @@ class FuzzyIndex:
         if wid is None:
             wid = self._vocab[word] = len(self._vocab)
             if word.isalpha() and len(word) >= _MIN_EDIT_WORD:
+                deletes = self._deletes
                 for variant in (word, *_deletions(word)):
-                    self._deletes.setdefault(variant, set()).add(wid)
+                    got = deletes.get(variant, ())
+                    deletes[variant] = (*got, wid) if wid not in got else got
         return wid
 
     def add(self, idx: int, key: str) -> None:
@@ -144,12 +168,31 @@ class FuzzyIndex:
         if len(ids) == 1:
             self._singles.setdefault(ids[0], []).append(idx)
         for k in range(len(ids) - 1):
-            self._pairs.setdefault((ids[k], ids[k + 1]), []).append((idx, k))
+            got = self._pairs.get((ids[k], ids[k + 1]), ())
+            posting = got if isinstance(got, list) else list(got)  # a tuple: an add after freeze
+            posting.append((idx, k))
+            self._pairs[(ids[k], ids[k + 1])] = posting
             self._leads.add(ids[k])
             self._follows.add(ids[k + 1])
-        self._pair_keys[idx] = [(ids[k], ids[k + 1]) for k in range(len(ids) - 1)]
+        self._pair_keys[idx] = tuple((ids[k], ids[k + 1]) for k in range(len(ids) - 1))
         self._needed = None
+        self._gate = None
+        self._groups.clear()
         self._pair_memo.clear()  # a new pair may be among the postings of a remembered one
+
+    def freeze(self) -> None:
+        """The postings as tuples of ints, which the garbage collector stops tracking (a 100k-atom
+        index's 80k lists were traversed by every full collection of the process), and the pair
+        gate; call once the atoms are added (an :meth:`add` after it still works: the gate is
+        rebuilt by the next scan)."""
+        pairs = self._pairs
+        for pair, posting in pairs.items():
+            pairs[pair] = tuple(posting)
+        self._pair_memo.clear()
+        self._groups.clear()
+        # built here, with the index, not by the first scan (a 100k-atom gate takes ~0.1 s)
+        big = pairs and len(self._vocab) >= _GATE_VOCAB  # a small index never uses it (_pair_hits)
+        self._gate = PairGate(pairs, self._vocab, self._within_one_edit) if big else None
 
     def _pairs_needed(self) -> dict[int, int]:
         """Pair hits an occurrence needs: all its usable pairs but one (two adjacent typos)."""
@@ -171,14 +214,14 @@ class FuzzyIndex:
                 for variant in (word, *_deletions(word)):
                     hit = deletes.get(variant)
                     if hit:
-                        found |= hit
+                        found.update(hit)
             if len(self._near) >= _MEMO_SIZE:
                 self._near.clear()
             near = self._near[word] = tuple(found)
         return near
 
     def scan(self, s: str, emit: Callable[[int, int, int, float], None],
-             known: Mapping[int, int] | None = None) -> None:
+             known: Mapping[int, int] | None = None, covered: Container[tuple[int, int]] = ()) -> None:
         """Call ``emit(idx, norm_start, norm_end, score)`` for every fuzzy occurrence in ``s``.
 
         ``known`` counts the occurrences of each atom's *value* the exact keys already found
@@ -186,11 +229,14 @@ class FuzzyIndex:
         count): an atom with no more candidate places than that has nothing left to find, so its
         candidates are not aligned — the common case of a name written correctly costs no
         alignment. One more place than value occurrences, and every place of that atom is
-        aligned."""
+        aligned, except the places ``covered`` names: ``(atom, offset in s)`` of the value's
+        exact occurrences. Every window of such a place holds its first word, so whatever it
+        found would overlap the exact match of the same atom (which the caller keeps instead): a
+        name written once correctly and once inside an e-mail address aligns the e-mail only."""
         spaced, ws = _split(s)
         vocab = self._vocab
         hits: dict[tuple[int, int], set[int]] = {}
-        doomed: set[tuple[int, int]] = set()  # places dropped for their digits (still places)
+        doomed: _Doomed = []  # places dropped for their digits (still places)
         if len(ws) > 1:
             # indices of the text words that are atom words, found in C (a few per text)
             at = list(compress(range(len(ws)), map(vocab.__contains__, ws)))
@@ -204,36 +250,44 @@ class FuzzyIndex:
                         for idx in self._singles.get(wid, ()):
                             hits.setdefault((idx, i), set()).add(0)
         if hits and known:
-            places: dict[int, int] = {}
-            for idx, _ in chain(hits, doomed):  # a handful of places: cheaper than a Counter
-                places[idx] = places.get(idx, 0) + 1
-            hits = {k: v for k, v in hits.items() if places[k[0]] > known.get(k[0], 0)}
+            hits = _unknown(hits, doomed, known)
         if hits:
-            self._verify(s, spaced, ws, hits, emit)
+            self._verify(s, spaced, ws, hits, emit, covered)
 
     def _pair_hits(
-        self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]],
-        doomed: set[tuple[int, int]],
+        self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]], doomed: _Doomed,
     ) -> None:
         """Adjacent text words, one of them a vocabulary word (``at``: their indices), the other
         as written or within one edit: each indexed pair places an occurrence (atom, first text
-        word). O(vocabulary words in the text): pairs without one are never looked at; a pair as
-        written costs one look-up; a vocabulary word that no atom has a word after (before) is not
-        paired with the text word after (before) it at all — the last word of a name and the next
-        word of the prose; a vocabulary word beside a word with none within one edit of it two."""
+        word). Pairs without a vocabulary word are never looked at; the others pass
+        :class:`~tpguard._fuzzy_gate.PairGate` first (O(those pairs) in C), and only a pair that
+        finds a posting costs a look-up in Python — a name word beside the next word of the prose,
+        or a first and a last name no atom has together, cost none. A text with only a few
+        vocabulary words (a note), or an index with a small vocabulary (whose pairs the memo of
+        :meth:`_pair_postings` mostly answers), looks its pairs up directly: the gate costs more."""
         postings = self._pair_postings
-        last = len(words) - 1
         ctx: _Scan = (hits, {}, doomed)
-        prev = -2
-        for p in at:
-            # (p - 1, p) unless p - 1 is a vocabulary word (then it was (prev, prev + 1)); (p, p + 1)
-            for i in ((p - 1, p) if p > 0 and p - 1 != prev else (p,)):
-                if i < last:
-                    for posting in postings(words[i], words[i + 1]):
-                        self._place(words, posting, i, ctx)
-            prev = p
+        if len(at) < _GATE_FROM or len(self._vocab) < _GATE_VOCAB:
+            last = len(words) - 1
+            prev = -2
+            for p in at:
+                # (p - 1, p) unless p - 1 is a vocabulary word (then it was (prev, prev + 1)); (p, p + 1)
+                for i in ((p - 1, p) if p > 0 and p - 1 != prev else (p,)):
+                    if i < last:
+                        for posting in postings(words[i], words[i + 1]):
+                            self._place(words, posting, i, ctx)
+                prev = p
+            return
+        gate = self._gate
+        if gate is None:
+            gate = self._gate = PairGate(self._pairs, self._vocab, self._within_one_edit)
+        # only the pairs whose look-up finds a posting, decided for the whole text in C (a large
+        # policy's vocabulary holds most words of a customer export: most pairs find nothing)
+        for i in gate.open_pairs(words, at):
+            for posting in postings(words[i], words[i + 1]):
+                self._place(words, posting, i, ctx)
 
-    def _pair_postings(self, first: str, second: str) -> tuple[list[tuple[int, int]], ...]:
+    def _pair_postings(self, first: str, second: str) -> tuple[_Posting, ...]:
         """The postings of the indexed pairs two adjacent text words stand for, as written or within
         one edit, memoized per index by the two words (a text that repeats a pair looks it up
         once): only ``first`` as written when ``second`` is not a vocabulary word (then ``first``
@@ -263,35 +317,55 @@ class FuzzyIndex:
         memo[(first, second)] = got
         return got
 
-    def _place(self, words: list[str], posting: list[tuple[int, int]], i: int, ctx: _Scan) -> None:
+    def _place(self, words: list[str], posting: _Posting, i: int, ctx: _Scan) -> None:
         """Each atom of a pair's posting placed at its first word (``i - k``); a posting shared by
         more than ``_MAX_POSTING`` atoms places none. In a posting of several atoms, an atom whose
         digits do not occur among the digits of the place's widest window (one word more at
         either end) is not placed: it could not pass :meth:`_verify`'s digit rule (24 streets
-        named "David Wells" differ by their number: 23 are dropped here, one substring test
-        each). A dropped place still counts as a place (``doomed``), so the known-occurrence rule
-        of :meth:`scan` sees the same places as if it had been aligned."""
+        named "David Wells" differ by their number: 23 are dropped here, by one ``map`` of
+        substring tests in C per group of the posting, :meth:`_grouped`). A dropped place still
+        counts as a place (``doomed``), so the known-occurrence rule of :meth:`scan` sees the same
+        places as if it had been aligned."""
         if len(posting) > _MAX_POSTING:
             return
-        hits, digits, doomed = ctx
-        keys = self.keys if len(posting) >= _DIGIT_FILTER else None
-        for idx, k in posting:
+        hits = ctx[0]
+        if len(posting) < _DIGIT_FILTER:
+            for idx, k in posting:
+                hits.setdefault((idx, i - k), set()).add(k)
+            return
+        digits, doomed = ctx[1], ctx[2]
+        for k, npairs, atoms, key_digits in self._grouped(posting):
             first = i - k
-            if keys is not None:
-                _, key_digits, npairs = keys[idx]
-                if key_digits:
-                    around = digits.get((first, npairs))
-                    if around is None:  # every window _verify aligns lies inside this one
-                        lo = max(0, first - 1)
-                        around = digits[(first, npairs)] = digits_of(
-                            " ".join(words[lo : max(lo + 1, first + npairs + 2)]))
-                    if key_digits not in around:
-                        doomed.add((idx, first))
-                        continue
-            hits.setdefault((idx, first), set()).add(k)
+            around = digits.get((first, npairs))
+            if around is None:  # every window _verify aligns lies inside this one
+                lo = max(0, first - 1)
+                around = digits[(first, npairs)] = digits_of(" ".join(words[lo : max(lo + 1, first + npairs + 2)]))
+            keep = list(map(around.__contains__, key_digits))  # "" (no digits) is in every window
+            kept: Iterable[int] = atoms
+            if not all(keep):
+                doomed.append((atoms, keep, first))
+                kept = compress(atoms, keep)
+            for idx in kept:
+                hits.setdefault((idx, first), set()).add(k)
+
+    def _grouped(self, posting: _Posting) -> tuple[_Group, ...]:
+        """A posting's atoms grouped by where the pair sits in them (they share a place and its
+        window), memoized per posting until the next :meth:`add`."""
+        got = self._groups.get(id(posting))
+        if got is not None and got[0] is posting:
+            return got[1]
+        groups: dict[tuple[int, int], tuple[list[int], list[str]]] = {}
+        for idx, k in posting:
+            _, key_digits, npairs = self.keys[idx]
+            atoms, digits = groups.setdefault((k, npairs), ([], []))
+            atoms.append(idx)
+            digits.append(key_digits)
+        out = tuple((k, n, tuple(a), tuple(d)) for (k, n), (a, d) in groups.items())
+        self._groups[id(posting)] = (posting, out)
+        return out
 
     def _verify(self, s: str, spaced: str, ws: list[str], hits: dict[tuple[int, int], set[int]],
-                emit: Callable[[int, int, int, float], None]) -> None:
+                emit: Callable[[int, int, int, float], None], covered: Container[tuple[int, int]]) -> None:
         """Align every candidate place with rapidfuzz. The outcome of a place depends only on the
         text of its widest window (one word more at either end) and where the place sits in it, so
         it is computed once per distinct (atom, widest window, position) of the scan: a text that
@@ -303,7 +377,7 @@ class FuzzyIndex:
         outcomes: dict[tuple[int, str, int, int], tuple[int, int, float] | None] = {}
         state: _Verify = ({}, {} if _DIGITS.search(s) else _NO_DIGITS, {})
         for (idx, first), ks in hits.items():
-            if len(ks) < needed.get(idx, 1):
+            if len(ks) < needed.get(idx, 1) or (covered and (idx, starts[first]) in covered):
                 continue
             npairs = self.keys[idx][2]
             # the aligned words first: when they reach the threshold, the wider windows are never
@@ -381,6 +455,25 @@ class FuzzyIndex:
             if score:
                 return start - base, end - base, score / 100.0
         return None
+
+
+def _unknown(hits: dict[tuple[int, int], set[int]], doomed: _Doomed,
+             known: Mapping[int, int]) -> dict[tuple[int, int], set[int]]:
+    """``hits`` without the places of atoms that have no more places (kept or ``doomed``) than
+    known value occurrences (:meth:`FuzzyIndex.scan`). Only the atoms with known occurrences are
+    counted, and the dropped places only for them (one ``isdisjoint`` per dropped group)."""
+    need = {idx for idx, _ in hits if known.get(idx, 0)}
+    if not need:
+        return hits
+    places: dict[int, int] = {}
+    for idx, _ in hits:
+        if idx in need:
+            places[idx] = places.get(idx, 0) + 1
+    dropped = {(idx, first) for atoms, keep, first in doomed if not need.isdisjoint(atoms)
+               for idx, kept in zip(atoms, keep, strict=True) if not kept and idx in need}
+    for idx, _ in dropped:
+        places[idx] += 1
+    return {k: v for k, v in hits.items() if k[0] not in need or places[k[0]] > known[k[0]]}
 
 
 class _NoDigits(dict[str, str]):

@@ -157,6 +157,11 @@ class _Entry(NamedTuple):
     priority: int
 
 
+def _shared(pool: dict[tuple[Any, ...], tuple[Any, ...]], value: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The one copy of ``value`` kept in ``pool`` (equal tuples stored once)."""
+    return pool.setdefault(value, value)
+
+
 class Detector:
     """Finds registered private atoms in tool-call arguments.
 
@@ -234,14 +239,21 @@ class Detector:
             have = {e.atom for e in table.get(form, ())}
             table.setdefault(form, []).extend(_Entry(i, "normalized", normalized) for i in sorted(idxs - have))
         self.undetectable = tuple(undetectable)
+        self._fuzzy.freeze()
         self._skeleton.build()
         if table:
             automaton = ahocorasick.Automaton()
+            # Values as plain tuples of ints and strings, equal ones shared: the garbage collector
+            # stops tracking such tuples (never a named tuple's), so a 100k-atom detector's ~700k
+            # value tuples are not traversed by every full collection of the process (issue 33:
+            # ~0.4 CPU-s of a 1 MB check at 100k atoms), and the atoms' keys share their entries.
+            shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
             for key, entries in table.items():
                 covers = tuple(e.atom for e in entries) if key in covering else ()
                 places = tuple(placing.get(key, ()))
-                counts = (covers, places) if covers or places else None
-                automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), tuple(entries), counts))
+                counts = _shared(shared, (covers, places)) if covers or places else None
+                plain = _shared(shared, tuple(_shared(shared, tuple(e)) for e in entries))
+                automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), plain, counts))
             automaton.make_automaton()
             self._automaton = automaton
 
@@ -331,8 +343,9 @@ class Detector:
             norm = normalize(text)
         known: dict[int, int] = {}  # exact occurrences the skeleton pass will hit again
         placed: dict[int, int] = {}  # occurrences of a value the fuzzy pass will place again
+        covered: set[tuple[int, int]] = set()  # (atom, normalized start) of those occurrences
         if self._automaton is not None:
-            self._match_keys(text, norm, raw, known, placed)
+            self._match_keys(text, norm, raw, known, placed, covered)
         if self._skeleton:
             def emit(idx: int, method: str, start: int, end: int) -> None:
                 o_start, o_end = norm.to_original(start, end)
@@ -341,16 +354,18 @@ class Detector:
 
             self._skeleton.scan(norm, emit, known)
         if self._fuzzy and len(norm.text) >= 6:
-            self._match_fuzzy(norm, raw, placed)
+            self._match_fuzzy(norm, raw, placed, covered)
         if len(raw) > 1:
             raw.sort()
         return raw
 
     def _match_keys(self, text: str, norm: Normalized, raw: list, known: dict[int, int],
-                    placed: dict[int, int]) -> None:
+                    placed: dict[int, int], covered: set[tuple[int, int]] | None = None) -> None:
         """Matches of the keys on token boundaries. Per atom, ``known`` counts the matches of its
         self-covering keys (:meth:`SkeletonIndex.scan`), ``placed`` those of its fuzzy value
-        (:meth:`FuzzyIndex.scan`): each is a place the later pass finds again. O(n + hits), a
+        (:meth:`FuzzyIndex.scan`): each is a place the later pass finds again, and ``covered``
+        holds where each of those starts in the normalized text (not filled on the bulk path,
+        whose hits are counted in C: the count rule alone applies there). O(n + hits), a
         few dozen instructions a hit (a text of nothing but one atom has one every five characters)."""
         s = norm.text
         n = len(s)
@@ -380,14 +395,20 @@ class Detector:
                 raw.append((atom, o_start, o_start - o_end, priority, method, o_end, 1.0))
             if counts:
                 counted.append(counts)
+                if covered is not None:
+                    for atom in counts[1]:
+                        covered.add((atom, start))
         if counted:  # per distinct value (in C when many: a text of one atom repeated counts it once)
             _count(Counter(counted).items() if len(counted) > _MANY else zip(counted, repeat(1)), known, placed)
 
-    def _match_fuzzy(self, norm: Normalized, raw: list, placed: dict[int, int]) -> None:
+    def _match_fuzzy(self, norm: Normalized, raw: list, placed: dict[int, int],
+                     covered: set[tuple[int, int]]) -> None:
         """Fuzzy occurrences not overlapping a stronger match of the same atom (a score of 100
         is the key itself, which the automaton already found). ``placed``: the occurrences of each
         atom's value the key automaton found — each is one of the fuzzy pass's places (an alias or
-        a swapped name places none, so it must not count: a typo elsewhere would go unaligned)."""
+        a swapped name places none, so it must not count: a typo elsewhere would go unaligned);
+        ``covered``: where they start — a place there is not aligned (whatever it found would
+        overlap the exact match, and ``emit`` would drop it)."""
         found: dict[int, list[tuple[int, int]]] | None = None
         priority = _PRIORITY["fuzzy"]
 
@@ -406,7 +427,7 @@ class Detector:
                 return
             raw.append((idx, o_start, o_start - o_end, priority, "fuzzy", o_end, score))
 
-        self._fuzzy.scan(norm.text, emit, placed)
+        self._fuzzy.scan(norm.text, emit, placed, covered)
 
     def _resolve(self, raw: list, path: str, free_text: bool) -> list[Finding]:
         """One finding per atom occurrence: overlapping matches of an atom keep the best one.
