@@ -37,7 +37,8 @@ from tpguard import Guard, PolicyKB, PrivateAtom, ToolSpec
 from ._cases import Bench
 from ._workload import _pools, make_atoms, policy
 
-__all__ = ["RECIPES", "STAGES", "adversarial_figure", "adversarial_series", "customer_export"]
+__all__ = ["RECIPES", "STAGES", "adversarial_figure", "adversarial_series", "customer_export",
+           "stage_call"]
 
 STAGES: tuple[str, ...] = ("check", "result", "exit")
 _BUDGETS = 4  # this series' budget per figure, in the sizes' budgets: 1 s (full), three samples of a 1 s call
@@ -122,7 +123,8 @@ def _guard() -> Guard:
     return Guard(kb, mode="enforce", tracer_provider=NoOpTracerProvider())
 
 
-def _call(guard: Guard, stage: str, text: str) -> Callable[[], Any]:
+def stage_call(guard: Guard, stage: str, text: str) -> Callable[[], Any]:
+    """``text`` through ``stage`` (check, result, exit) of ``guard``, as a zero-argument call."""
     if stage == "check":
         return partial(guard.check, EXPORT_SPEC, {"export": text})
     if stage == "result":
@@ -138,7 +140,7 @@ def adversarial_series(bench: Bench) -> None:
     texts = {name: make(size) for name, make in RECIPES.items()}
     guard = _guard()
     for stage in STAGES:
-        fns = {adversarial_figure(stage, name): _call(guard, stage, text) for name, text in texts.items()}
+        fns = {adversarial_figure(stage, name): stage_call(guard, stage, text) for name, text in texts.items()}
         for fn in fns.values():  # untimed: a call of a second or more is its own figure (Figure),
             fn()  # and must not be the cold one that fills the detector's memos
         # calls of a second: the default budget would give each figure one or two samples, and

@@ -32,7 +32,7 @@ from opentelemetry.trace import NoOpTracerProvider
 
 from tpguard import Guard, PolicyKB, PrivateAtom
 
-from ._adversarial import EXPORT_SPEC, STAGES, customer_export
+from ._adversarial import EXPORT_SPEC, STAGES, customer_export, stage_call
 from ._cases import Bench, _bare_tool
 from ._workload import _RULES, SPEC, Sizes, count_label, make_atoms
 
@@ -128,14 +128,6 @@ def nonascii_export(text: str, k: int = 12) -> str:
     return "\n".join(lines)
 
 
-def _call(guard: Guard, stage: str, text: str) -> Callable[[], Any]:
-    if stage == "check":
-        return partial(guard.check, EXPORT_SPEC, {"export": text})
-    if stage == "result":
-        return partial(guard.check_result, EXPORT_SPEC, {}, text)
-    return partial(guard.check_exit, "final_response", None, text)
-
-
 def export_series(bench: Bench) -> None:
     """One group per stage: the export at every policy size, measured together in CPU time (their
     ratio is a target); the result stage's group also holds the export's non-ASCII twin at the
@@ -146,9 +138,9 @@ def export_series(bench: Bench) -> None:
     twin = nonascii_export(text)
     counts = export_atoms(bench.sizes)
     for stage in EXPORT_STAGES:
-        fns = {export_figure(stage, n): _call(bench.guard(n), stage, text) for n in counts}
+        fns = {export_figure(stage, n): stage_call(bench.guard(n), stage, text) for n in counts}
         if stage == "result":
-            fns[export_figure(stage, counts[0], nonascii=True)] = _call(bench.guard(counts[0]), stage, twin)
+            fns[export_figure(stage, counts[0], nonascii=True)] = stage_call(bench.guard(counts[0]), stage, twin)
         for fn in fns.values():  # untimed: the cold call fills the detectors' memos
             fn()
         bench.time_together({name: (fn, None) for name, fn in fns.items()}, same_rounds=True,
