@@ -232,9 +232,26 @@ def _skeleton(norm: Normalized) -> str:
             has_digit = len(b.translate(None, b"0123456789")) != len(b)
             skel = b.translate(None, _SEP_BYTES).decode("ascii") if has_digit else ""
         else:
-            skel = _SEP_RUN.sub("", text) if _DIGIT.search(text) else ""  # a regex in C, not a dict look-up a character
+            skel = _mixed_skeleton(text)
         norm._cache["skeleton"] = skel
     return skel  # type: ignore[return-value]
+
+
+#: a run of non-ASCII characters (captured: :func:`_mixed_skeleton` keeps it between the pieces)
+_NON_ASCII_RUN = re.compile(r"([^\x00-\x7f]+)")
+
+
+def _mixed_skeleton(text: str) -> str:
+    """:func:`_skeleton` of a text with non-ASCII characters. A few of them (a curly quote, an
+    accented name) leave the ASCII stretches between them on ``bytes.translate``, and only the
+    non-ASCII runs go through the regex; a text of many runs (non-Latin script) is one regex pass."""
+    parts = _NON_ASCII_RUN.split(text)
+    if len(parts) > 2 + len(text) // 32:
+        return _SEP_RUN.sub("", text) if _DIGIT.search(text) else ""  # a regex in C
+    skel = "".join(_SEP_RUN.sub("", p) if i % 2 else
+                   p.encode("ascii").translate(None, _SEP_BYTES).decode("ascii")
+                   for i, p in enumerate(parts))
+    return skel if _DIGIT.search(skel) else ""
 
 
 #: cursor steps one look-up may take before the whole offset map is built instead

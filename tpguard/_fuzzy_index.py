@@ -45,6 +45,7 @@ __all__ = ["FuzzyIndex", "fuzzy_eligible", "words"]
 _PUNCT = string.punctuation
 _PUNCT_BYTES = bytes.maketrans(_PUNCT.encode("ascii"), b" " * len(_PUNCT))
 _PUNCT_RE = re.compile(f"[{re.escape(_PUNCT)}]")
+_NON_ASCII_RUN = re.compile(r"([^\x00-\x7f]+)")  # captured: split keeps the runs
 _LETTERS = re.compile(r"[^\W\d_]")
 _DIGITS = re.compile(r"\d")
 
@@ -53,7 +54,12 @@ def _spaced(s: str) -> str:
     """``s`` with ASCII punctuation turned into spaces (offsets kept); C speed either way."""
     if s.isascii():
         return s.encode("ascii").translate(_PUNCT_BYTES).decode("ascii")
-    return _PUNCT_RE.sub(" ", s)
+    # a few non-ASCII characters: the ASCII stretches between them stay on bytes.translate
+    parts = _NON_ASCII_RUN.split(s)
+    if len(parts) > 2 + len(s) // 32:  # many runs (a non-Latin script): one regex pass
+        return _PUNCT_RE.sub(" ", s)
+    return "".join(p if i % 2 else p.encode("ascii").translate(_PUNCT_BYTES).decode("ascii")
+                   for i, p in enumerate(parts))
 
 
 def _split(s: str) -> tuple[str, list[str]]:
