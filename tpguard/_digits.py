@@ -45,7 +45,7 @@ from typing import Any
 
 import ahocorasick
 
-from ._normalize import Normalized, digits_of
+from ._normalize import Normalized, digits_of, map_ascii_stretches
 
 __all__ = ["SkeletonIndex", "is_numeric", "skeleton_key"]
 
@@ -237,20 +237,13 @@ def _skeleton(norm: Normalized) -> str:
     return skel  # type: ignore[return-value]
 
 
-#: a run of non-ASCII characters (captured: :func:`_mixed_skeleton` keeps it between the pieces)
-_NON_ASCII_RUN = re.compile(r"([^\x00-\x7f]+)")
-
-
 def _mixed_skeleton(text: str) -> str:
-    """:func:`_skeleton` of a text with non-ASCII characters. A few of them (a curly quote, an
-    accented name) leave the ASCII stretches between them on ``bytes.translate``, and only the
-    non-ASCII runs go through the regex; a text of many runs (non-Latin script) is one regex pass."""
-    parts = _NON_ASCII_RUN.split(text)
-    if len(parts) > 2 + len(text) // 32:
-        return _SEP_RUN.sub("", text) if _DIGIT.search(text) else ""  # a regex in C
-    skel = "".join(_SEP_RUN.sub("", p) if i % 2 else
-                   p.encode("ascii").translate(None, _SEP_BYTES).decode("ascii")
-                   for i, p in enumerate(parts))
+    """:func:`_skeleton` of a text with non-ASCII characters: its ASCII stretches on
+    ``bytes.translate`` (:func:`map_ascii_stretches`), else one regex pass."""
+    skel = map_ascii_stretches(text, lambda b: b.translate(None, _SEP_BYTES),
+                               lambda run: _SEP_RUN.sub("", run))
+    if skel is None:
+        skel = _SEP_RUN.sub("", text)  # a regex in C
     return skel if _DIGIT.search(skel) else ""
 
 

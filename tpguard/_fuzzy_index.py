@@ -38,14 +38,13 @@ from rapidfuzz import fuzz
 
 from ._digits import skeleton_key
 from ._fuzzy_gate import PairGate
-from ._normalize import digits_of
+from ._normalize import digits_of, map_ascii_stretches
 
 __all__ = ["FuzzyIndex", "fuzzy_eligible", "words"]
 
 _PUNCT = string.punctuation
 _PUNCT_BYTES = bytes.maketrans(_PUNCT.encode("ascii"), b" " * len(_PUNCT))
 _PUNCT_RE = re.compile(f"[{re.escape(_PUNCT)}]")
-_NON_ASCII_RUN = re.compile(r"([^\x00-\x7f]+)")  # captured: split keeps the runs
 _LETTERS = re.compile(r"[^\W\d_]")
 _DIGITS = re.compile(r"\d")
 
@@ -54,12 +53,8 @@ def _spaced(s: str) -> str:
     """``s`` with ASCII punctuation turned into spaces (offsets kept); C speed either way."""
     if s.isascii():
         return s.encode("ascii").translate(_PUNCT_BYTES).decode("ascii")
-    # a few non-ASCII characters: the ASCII stretches between them stay on bytes.translate
-    parts = _NON_ASCII_RUN.split(s)
-    if len(parts) > 2 + len(s) // 32:  # many runs (a non-Latin script): one regex pass
-        return _PUNCT_RE.sub(" ", s)
-    return "".join(p if i % 2 else p.encode("ascii").translate(_PUNCT_BYTES).decode("ascii")
-                   for i, p in enumerate(parts))
+    spaced = map_ascii_stretches(s, lambda b: b.translate(_PUNCT_BYTES), str)
+    return _PUNCT_RE.sub(" ", s) if spaced is None else spaced
 
 
 def _split(s: str) -> tuple[str, list[str]]:
