@@ -101,6 +101,9 @@ def no_loss_text(data: RunData) -> str:
     named = " or ".join(f"`{g}`" for g in modes)
     first = (f"no baseline ({_names(baselines)}) has a higher TaskSuccess or a lower FOR than "
              f"{named} in this run" if baselines else "no baseline ran in this run")
+    if BASELINE not in guards:
+        return (f"{first}; `off` did not run, so what {named} costs in TaskSuccess is not measured "
+                "here; the residual FOR is in the tables.")
     cost = ("it does not cost" if len(modes) == 1 else "neither costs" if len(modes) == 2
             else "none costs")
     return f"{first}, and {cost} TaskSuccess against `off`; the residual FOR is in the tables."

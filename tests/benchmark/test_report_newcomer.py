@@ -167,3 +167,18 @@ def test_caveats_follow_the_run(run: Path) -> None:
     assert "domains" not in facts and "limit" not in facts and facts["seed"] == "1"
     md = (run / "report.md").read_text()
     assert "not a measurement of any LLM" in md  # this run has leaky:unit
+
+
+def test_no_loss_text_does_not_claim_a_cost_it_did_not_measure(tmp_path):
+    """A run without `off` cannot say a mode "does not cost" TaskSuccess against `off`."""
+    from benchmark.report._load import RunData
+    from benchmark.report._overview import no_loss_text
+
+    def data(guards):
+        rows = [{"suite": "need-to-know", "agent": "oracle", "guard": g} for g in guards]
+        return RunData(run_dir=tmp_path, run={}, records=[], scores=[], summary={"rows": rows})
+
+    without_off = no_loss_text(data(["enforce", "enforce:compact"]))
+    assert "not measured" in without_off and "against `off`" not in without_off
+    with_off = no_loss_text(data(["off", "enforce", "redact"]))
+    assert "neither costs TaskSuccess against `off`" in with_off
