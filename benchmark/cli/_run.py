@@ -120,7 +120,10 @@ def run(
         "--stats-seed", help="Seed of the bootstrap and the sign-flip tests. Default 2027, as "
                              "seed 002.")] = 2027,
     guard_knows_variants: Annotated[bool, typer.Option(
-        "--guard-knows-variants", help="Give tpguard the atoms' semantic variants too.", metavar="")] = False,
+        "--oracle-variants", "--guard-knows-variants",
+        help="ORACLE condition: hand tpguard the evaluator's semantic variants (part of the answer "
+             "key, which no deployment has). The terminal, run.json and every report say so.",
+        metavar="")] = False,
     retry_errors: Annotated[bool, typer.Option(
         "--retry-errors/--no-retry-errors", help="On resume, run errored case-runs again.")] = True,
     force: Annotated[bool, typer.Option("--force", help="Run every case-run again.", metavar="")] = False,
@@ -139,6 +142,7 @@ def run(
     from ..guards.acquisition import ACQ_GUARD_NAMES
     from ..report._audit_row import print_audit_rows
     from ..runner import QUICK_AGENTS, QUICK_GUARDS, RunConfig, RunError, run_benchmark
+    from ..runner.config import ORACLE_VARIANTS
 
     if otlp_endpoint:
         try:
@@ -177,6 +181,8 @@ def run(
         typer.echo(json.dumps([_json_row(r) for r in rows], indent=1))
     else:
         _print_table(rows, suite, result.executed, result.skipped, result.retried)
+        if guard_knows_variants:
+            out_console().print(f"[bold yellow]{ORACLE_VARIANTS}[/]", highlight=False, soft_wrap=True)
         con = out_console()
         print_audit_rows(result.summary, con)  # audit guards: flags against the evaluator's
         con.print(f"run directory: {result.out}", highlight=False, soft_wrap=True)

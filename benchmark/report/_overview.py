@@ -11,6 +11,7 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from ..runner.config import ORACLE_VARIANTS
 from ._families import present_families
 from ._family_overview import family_overview
 from ._load import RunData
@@ -177,6 +178,8 @@ def overview(data: RunData, loss_text: list[str]) -> list[str]:
     presidio = presidio_statement(data)
     if presidio:
         first.append(presidio)
+    if (data.run.get("config") or {}).get("guard_knows_variants"):
+        first.insert(0, f"**{ORACLE_VARIANTS}**")
     return [" ".join(first), *[s for _, s in guard_sentences(data)], loss_summary(loss_text, data=data)]
 
 

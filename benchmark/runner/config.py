@@ -11,6 +11,11 @@ from typing import Any
 from ..cases.schema import Case, Suite
 from ._errors import UsageError
 
+#: What the terminal and every report say of a run with ``--oracle-variants`` (``guard_knows_variants``).
+ORACLE_VARIANTS = ("ORACLE CONDITION: tpguard's guards were handed the evaluator's semantic variants "
+                   "(part of the answer key, --oracle-variants); their FOR is a sanity check, not what a "
+                   "deployment would see.")
+
 __all__ = ["QUICK_AGENTS", "QUICK_GUARDS", "RunConfig", "domain_slug", "resolve_domains",
            "select_cases"]
 
@@ -43,7 +48,7 @@ class RunConfig:
     guard_path: str = "adapter"  # framework agents: where tpguard's modes decide
     otlp_endpoint: str | None = None
     record_arguments: str = "redacted"
-    guard_knows_variants: bool = False
+    guard_knows_variants: bool = False  # --oracle-variants: ORACLE_VARIANTS
     presidio_model: str | None = None  # spaCy pipeline for presidio-redact (installed only)
     task_reading: str = "binary"  # S_task: pass/fail (§5.1) or the fraction of end-state checks
     bootstrap: int = 10_000  # --bootstrap: bootstrap resamples of every summary (seed 002 §3.4)

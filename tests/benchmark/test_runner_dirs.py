@@ -113,3 +113,22 @@ def test_domains_by_slug_or_name_any_case() -> None:
     by_name = select_cases(suite, RunConfig(domains=("IT helpdesk", "Credit-card RISK")))
     assert [c.id for c in by_slug] == [c.id for c in by_name]
     assert {c.domain for c in by_slug} == {"IT helpdesk", "Credit-card risk"}
+
+
+def test_oracle_variants_is_named_in_the_terminal_and_the_report(tmp_path: Path) -> None:
+    """Handing the guard the evaluator's variants is an oracle condition: said where it is read."""
+    out = tmp_path / "oracle"
+    res = runner.invoke(app, ["bench", "run", "--agent", "oracle", "--guard", "enforce", "--limit", "1",
+                              "--bootstrap", "0", "--oracle-variants", "--out", str(out)],
+                        env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "ORACLE CONDITION" in res.output
+    assert json.loads((out / "run.json").read_text())["config"]["guard_knows_variants"] is True
+    report = (out / "report.md").read_text()
+    assert "ORACLE CONDITION" in "\n".join(report.splitlines()[:10])  # the first screen
+    assert "ORACLE CONDITION" in (out / "report.html").read_text()
+    plain = runner.invoke(app, ["bench", "run", "--agent", "oracle", "--guard", "enforce", "--limit", "1",
+                                "--bootstrap", "0", "--out", str(tmp_path / "plain")], env={"COLUMNS": "200"})
+    assert plain.exit_code == 0, plain.output
+    assert "ORACLE" not in plain.output
+    assert "ORACLE" not in (tmp_path / "plain" / "report.md").read_text()
