@@ -116,7 +116,8 @@ def _grouped(canvas: _Canvas, data: RunData, table: Table, key: str, metric: str
     hatches = {a: h for a, h in zip(dict.fromkeys(c[0] for c in configs),
                                     ("", "//", "..", "xx", "\\\\", "oo"), strict=False)}
     vals = {(tuple(row[:3]), str(row[idx[key]])): row[idx[metric]] for row in table.rows}
-    ax = canvas.axes((min(18, max(8, 0.12 * len(keys) * len(configs) + 3)), 5), dpi=110)
+    # +2.5 in: the legend sits right of the axes, where it cannot cover the tallest bars
+    ax = canvas.axes((min(18, max(8, 0.12 * len(keys) * len(configs) + 3)) + 2.5, 5), dpi=110)
     width = 0.85 / len(configs)
     for j, cfg in enumerate(configs):
         xs = [i - 0.425 + (j + 0.5) * width for i in range(len(keys))]
@@ -128,7 +129,8 @@ def _grouped(canvas: _Canvas, data: RunData, table: Table, key: str, metric: str
     ax.set_ylabel(f"{metric} (%)")
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=7, ncol=2, loc="upper right")
+    ax.legend(fontsize=7, ncol=1 if len(configs) <= 14 else 2, loc="upper left",
+              bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     canvas.save(path)
     return True
 
