@@ -17,7 +17,7 @@ __all__ = ["AUTO_MODELS", "GUARD_NAMES", "CaseGuard", "GuardAction", "GuardUnder
            "deployment_policy", "installed_model", "make_guard", "resolve_presidio_model"]
 
 GUARD_NAMES = ("off", "audit", "enforce", "enforce:message", "enforce:then-redact",
-               "enforce:compact", "redact",
+               "enforce:compact", "enforce:compact:then-redact", "redact",
                "langchain-pii", "presidio-redact", "drop-free-text")
 
 

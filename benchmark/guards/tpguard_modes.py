@@ -17,6 +17,7 @@ placeholder form. ``enforce:message`` is the earlier feedback (the refusal messa
 ``enforce:then-redact`` adds ``Guard(escalate="redact")``: block first, rewrite a call that
 repeats a refused one. ``enforce:compact`` adds the adapters' ``compact_after_resend``: once the
 resent placeholder call went through, the blocked turn leaves the agent's memory.
+``enforce:compact:then-redact`` is both.
 """
 
 from __future__ import annotations
@@ -38,7 +39,8 @@ __all__ = ["ENFORCE_VARIANTS", "Off", "TpguardMode", "action_of", "deployment_po
 #: drop the blocked turn once its resend went through)
 ENFORCE_VARIANTS: dict[str, tuple[str | None, bool, bool]] = {
     "enforce": (None, True, False), "enforce:message": (None, False, False),
-    "enforce:then-redact": ("redact", True, False), "enforce:compact": (None, True, True)}
+    "enforce:then-redact": ("redact", True, False), "enforce:compact": (None, True, True),
+    "enforce:compact:then-redact": ("redact", True, True)}
 _NO_FEEDBACK: tuple[str | None, bool, bool] = (None, False, False)
 
 
@@ -108,6 +110,9 @@ _DESCRIPTIONS = {
                            "refused one; memory rewrite as enforce",
     "enforce:compact": "tpguard, enforce mode with the memory rewrite; once the resent call went "
                        "through, the blocked turn is dropped from the agent's memory",
+    "enforce:compact:then-redact": "tpguard, enforce mode with both: the blocked turn dropped once "
+                                   "its resend went through, and a call repeating a refused one "
+                                   "rewritten (as redact)",
     "redact": "tpguard, redact mode: placeholders in free text, blocks structured leaks",
 }
 

@@ -159,9 +159,10 @@ def test_enforce_message_alone_ends_on_the_repeat_stop(make: Any, path: str) -> 
 @pytest.mark.parametrize(("make", "path"), [
     pytest.param(_smolagents, "gateway", marks=needs_smolagents, id="smolagents-gateway"),
     pytest.param(_langchain, "gateway", marks=needs_langchain, id="langchain-gateway")])
-def test_then_redact_rewrites_the_repeated_call_at_the_gateway(make: Any, path: str) -> None:
-    record, _, _ = _run(make, path, "enforce:then-redact")
-    assert record["guard"] == "enforce:then-redact"
+@pytest.mark.parametrize("guard", ["enforce:then-redact", "enforce:compact:then-redact"])
+def test_then_redact_rewrites_the_repeated_call_at_the_gateway(make: Any, path: str, guard: str) -> None:
+    record, _, _ = _run(make, path, guard)
+    assert record["guard"] == guard
     assert record["result"]["error"] is None and record["result"]["final_answer"] == DONE
     assert [a["action"] for a in record["attempts"]][-2:] == ["block", "redact"]
     assert record["score"]["metrics"]["FOR"] == 0.0
@@ -176,6 +177,9 @@ def test_enforce_variants_are_guard_conditions() -> None:
     assert make_guard("enforce:message").describe()["rewrite_blocked"] is False
     prepared = then.prepare(suite_cases()[0])
     assert prepared.guard.escalate == "redact"  # type: ignore[attr-defined]
+    both = make_guard("enforce:compact:then-redact").describe()
+    assert both["escalate"] == "redact" and both["compact_after_resend"] is True
+    assert both["rewrite_blocked"] is True
 
 
 @needs_smolagents
