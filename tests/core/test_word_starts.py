@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpguard import PrivateAtom
-from tpguard._fuzzy_index import _spaced, _split, _word_starts
+from tpguard._fuzzy_index import _first_starts, _spaced, _split, _word_starts
 from tpguard._normalize import normalize
 
 Redact = Callable[[PrivateAtom, str], str]
@@ -28,6 +28,15 @@ def test_every_word_starts_where_its_offset_says(text: str) -> None:
     assert len(starts) == len(words) and spaced == _spaced(s)
     assert [spaced[i : i + len(w)] for i, w in zip(starts, words, strict=True)] == words
     assert starts == sorted(set(starts))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=_ALPHABET, max_size=80), st.integers(0, 40))
+def test_the_first_words_offsets_by_find_are_the_whole_texts(text: str, n: int) -> None:
+    """``_first_starts`` (a note's few candidate words, issue 33 item 2) is a prefix of the C
+    offsets of every word, repeated words and punctuation runs included."""
+    spaced, words = _split(normalize(text).text)
+    assert _first_starts(spaced, words, n) == _word_starts(spaced)[:n]
 
 
 def test_a_typo_after_punctuation_runs_is_redacted_at_its_own_offsets(redact_body: Redact) -> None:
