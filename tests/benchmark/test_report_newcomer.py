@@ -171,8 +171,8 @@ def test_caveats_follow_the_run(run: Path) -> None:
 
 def test_no_loss_text_does_not_claim_a_cost_it_did_not_measure(tmp_path):
     """A run without `off` cannot say a mode "does not cost" TaskSuccess against `off`."""
-    from benchmark.report._load import RunData
-    from benchmark.report._overview import no_loss_text
+    from tpguard.benchmark.report._load import RunData
+    from tpguard.benchmark.report._overview import no_loss_text
 
     def data(guards):
         rows = [{"suite": "need-to-know", "agent": "oracle", "guard": g} for g in guards]
