@@ -181,9 +181,9 @@ def run(
         typer.echo(json.dumps([_json_row(r) for r in rows], indent=1))
     else:
         _print_table(rows, suite, result.executed, result.skipped, result.retried)
-        if guard_knows_variants:
-            out_console().print(f"[bold yellow]{ORACLE_VARIANTS}[/]", highlight=False, soft_wrap=True)
         con = out_console()
+        if guard_knows_variants:
+            con.print(f"[bold yellow]{ORACLE_VARIANTS}[/]", highlight=False, soft_wrap=True)
         print_audit_rows(result.summary, con)  # audit guards: flags against the evaluator's
         con.print(f"run directory: {result.out}", highlight=False, soft_wrap=True)
         for name, path in result.reports.items():

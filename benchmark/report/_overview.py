@@ -165,10 +165,11 @@ def error_table(data: RunData) -> Table | None:
 def overview(data: RunData, loss_text: list[str]) -> list[str]:
     """The opening paragraphs: what was run (and what the Presidio baseline ran), then one
     sentence per guard, then where tpguard loses."""
+    oracle = [f"**{ORACLE_VARIANTS}**"] if (data.run.get("config") or {}).get("guard_knows_variants") else []
     if not data.legacy:
         fams = present_families(data.full_summary or data.summary)
         if fams:  # an acquisition or exposure run: its own terms (a run holds one suite)
-            return family_overview(data, fams[0])
+            return [*oracle, *family_overview(data, fams[0])]
     first = [what_was_run(data)]
     errors = error_table(data)
     if errors is not None:
@@ -178,9 +179,7 @@ def overview(data: RunData, loss_text: list[str]) -> list[str]:
     presidio = presidio_statement(data)
     if presidio:
         first.append(presidio)
-    if (data.run.get("config") or {}).get("guard_knows_variants"):
-        first.insert(0, f"**{ORACLE_VARIANTS}**")
-    return [" ".join(first), *[s for _, s in guard_sentences(data)], loss_summary(loss_text, data=data)]
+    return [" ".join([*oracle, *first]), *[s for _, s in guard_sentences(data)], loss_summary(loss_text, data=data)]
 
 
 def presidio_statement(data: RunData) -> str | None:

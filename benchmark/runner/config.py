@@ -16,7 +16,7 @@ ORACLE_VARIANTS = ("ORACLE CONDITION: tpguard's guards were handed the evaluator
                    "(part of the answer key, --oracle-variants); their FOR is a sanity check, not what a "
                    "deployment would see.")
 
-__all__ = ["QUICK_AGENTS", "QUICK_GUARDS", "RunConfig", "domain_slug", "resolve_domains",
+__all__ = ["ORACLE_VARIANTS", "QUICK_AGENTS", "QUICK_GUARDS", "RunConfig", "domain_slug", "resolve_domains",
            "select_cases"]
 
 QUICK_AGENTS = ("oracle", "leaky")
