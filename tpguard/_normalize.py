@@ -34,7 +34,7 @@ from operator import add, ne
 
 from ._confusables import fold
 
-__all__ = ["Normalized", "digits_of", "map_ascii_stretches", "normalize", "normalize_key"]
+__all__ = ["Normalized", "digits_of", "normalize", "normalize_key"]
 
 #: Invisible characters removed outright: zero-width, word joiners, soft hyphen, bidi marks.
 _INVISIBLE = (
@@ -96,24 +96,6 @@ _ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 def normalize_key(s: str) -> str:
     """The normalized form of an atom value, alias or variant (what the automata store)."""
     return " ".join(normalize(s).text.split())
-
-
-#: a run of non-ASCII characters, captured so that ``split`` keeps it between the ASCII stretches
-_NON_ASCII_SPLIT = re.compile(r"([^\x00-\x7f]+)")
-
-
-def map_ascii_stretches(text: str, ascii_bytes: Callable[[bytes], bytes],
-                        other: Callable[[str], str]) -> str | None:
-    """``text`` with each ASCII stretch passed through ``ascii_bytes`` (a ``bytes.translate``: C
-    speed) and each non-ASCII run through ``other``; ``None`` when the text has many non-ASCII runs
-    (a non-Latin script), where the caller's one regex pass over the whole text is cheaper. For a
-    text with a few non-ASCII characters (a curly quote, an accented name) this is what keeps it
-    near its ASCII twin's cost in the digit skeleton and the fuzzy pass's spacing (issue 33)."""
-    parts = _NON_ASCII_SPLIT.split(text)
-    if len(parts) > 2 + len(text) // 32:
-        return None
-    return "".join(other(p) if i % 2 else ascii_bytes(p.encode("ascii")).decode("ascii")
-                   for i, p in enumerate(parts))
 
 
 def digits_of(s: str) -> str:
