@@ -11,6 +11,10 @@
   with other calls beside the blocked one is kept whole.
 
 Only the last two model turns are read: older ones were handled before the model saw them.
+
+:func:`continue_prompt` is what ``PurposeBoundMiddleware.wrap_model_call`` adds to the model's
+request (not to the state) when the conversation ends on a turn whose calls the guard withheld:
+one user turn (:func:`tpguard._feedback.continue_message`) asking the model to resend them and go on.
 """
 
 from __future__ import annotations
@@ -19,14 +23,25 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, RemoveMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    ToolMessage,
+)
+
+from tpguard._feedback import continue_message
 
 from ._rewrite import changed_leaves, rewrite_text
 
-__all__ = ["REWRITE_ARTIFACT", "feedback_update"]
+__all__ = ["REWRITE_ARTIFACT", "WITHHELD", "continue_prompt", "feedback_update"]
 
 #: key of a refusal ``ToolMessage``'s artifact holding the blocked call's placeholder arguments
 REWRITE_ARTIFACT = "tpguard_rewrite"
+#: ``response_metadata`` key marking a ``ToolMessage`` that answers a call the guard withheld
+WITHHELD = "tpguard_withheld"
 
 
 def feedback_update(messages: Sequence[Any], *, compact: bool = False) -> dict[str, Any] | None:
@@ -40,6 +55,18 @@ def feedback_update(messages: Sequence[Any], *, compact: bool = False) -> dict[s
         elif compact:
             update.extend(_compacted(last, turn, messages, before))
     return {"messages": update} if update else None
+
+
+def continue_prompt(messages: Sequence[Any]) -> HumanMessage | None:
+    """The user turn to add when ``messages`` end on the tool messages of a model turn and the
+    guard withheld some of its calls; else ``None``. O(messages of the last turn)."""
+    if not messages or not isinstance(messages[-1], ToolMessage):
+        return None
+    last, turn, _ = _turn(messages, len(messages))
+    withheld = [m.name or "" for m in reversed(turn) if m.response_metadata.get(WITHHELD)]
+    if last is None or not withheld:
+        return None
+    return HumanMessage(continue_message(withheld))
 
 
 def _turn(messages: Sequence[Any], end: int) -> tuple[AIMessage | None, list[ToolMessage], int]:

@@ -20,7 +20,11 @@ After a block (``rewrite_blocked=True``, the default) the model is shown a call 
 argument parts tpguard replaced with placeholders, and ``before_model`` rewrites the blocked call
 in the ``AIMessage`` that made it (same message id, so the state's ``add_messages`` replaces it)
 to its placeholder form before the model is called again — the withheld value leaves the
-conversation, and the model's own last call is one the guard allows. The placeholder arguments
+conversation, and the model's own last call is one the guard allows. With
+``continue_after_block=True`` (the default) the model's next request also ends on one user turn
+asking it to resend the withheld calls and go on (:func:`._langchain_feedback.continue_prompt`;
+added to the request in ``wrap_model_call``, not to the state): a small model otherwise reads the
+refusal as the end of its turn. The placeholder arguments
 ride on the refusal's ``artifact`` (never sent to a model; value-free); each rewrite is a
 ``tpguard.call_rewritten`` event on the blocked call's span.
 
@@ -47,7 +51,7 @@ from tpguard.policy import ToolSpec
 
 from ._langchain_args import as_spec, injected_keys, model_arguments, tool_schema
 from ._langchain_exit import guarded_response, unstreamed
-from ._langchain_feedback import REWRITE_ARTIFACT, feedback_update
+from ._langchain_feedback import REWRITE_ARTIFACT, WITHHELD, continue_prompt, feedback_update
 from ._rewrite import placed_arguments
 
 __all__ = ["PurposeBoundMiddleware"]
@@ -90,7 +94,9 @@ class PurposeBoundMiddleware(AgentMiddleware):
     now stands (see the module docstring); ``False`` keeps the call as the model wrote it and
     answers with the guard's refusal message alone. ``compact_after_resend=True``: once the
     model's resend of that call went through, the blocked turn leaves the conversation
-    (:mod:`._langchain_feedback`).
+    (:mod:`._langchain_feedback`). ``continue_after_block=True`` (default): after a turn with a
+    withheld call, the model's next request ends on a user turn asking it to resend that call as
+    the refusal says and go on (the request only; the conversation state is unchanged).
     """
 
     def __init__(
@@ -103,6 +109,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
         recipient: str | None = None,
         rewrite_blocked: bool = True,
         compact_after_resend: bool = False,
+        continue_after_block: bool = True,
     ) -> None:
         super().__init__()
         if not isinstance(guard, Guard):
@@ -117,6 +124,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
         self.recipient = recipient
         self.rewrite_blocked = rewrite_blocked
         self.compact_after_resend = compact_after_resend
+        self.continue_after_block = continue_after_block
         if guard.recording != "raw" and _NO_PAYLOAD is not None:  # as the guard's own spans
             self.trace_policy = _NO_PAYLOAD
 
@@ -160,15 +168,15 @@ class PurposeBoundMiddleware(AgentMiddleware):
         (artifact) that :meth:`before_model` puts in place of the blocked one."""
         decision = call.decision
         if not (self.rewrite_blocked and decision.forbidden and isinstance(arguments, Mapping)):
-            return _blocked_message(request, decision)
+            return _blocked_message(request, decision, withheld=True)
         placeholder = self.guard.placeholder_call(spec, arguments)
         if placeholder is None or not isinstance(placeholder.arguments, Mapping):
-            return _blocked_message(request, decision)
+            return _blocked_message(request, decision, withheld=True)
         record_rewrite(call.span, placeholder, "langchain-messages")
         args = placed_arguments(request.tool_call.get("args") or {}, arguments, placeholder.arguments)
         return ToolMessage(content=placeholder.rewrite_message(), name=request.tool_call.get("name"),
                            tool_call_id=request.tool_call.get("id") or "", status="error",
-                           artifact={REWRITE_ARTIFACT: args})
+                           artifact={REWRITE_ARTIFACT: args}, response_metadata={WITHHELD: True})
 
     def before_model(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         if not self.rewrite_blocked:
@@ -182,6 +190,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
     # ``wrap_model_call`` rather than ``after_model``: the guarded text replaces the model's reply
     # before it becomes state, so the unguarded answer is never checkpointed or streamed as state.
     def wrap_model_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
+        request = self._continued(request)
         if not self.exits:
             return handler(request)
         with unstreamed():
@@ -189,11 +198,19 @@ class PurposeBoundMiddleware(AgentMiddleware):
         return guarded_response(self.guard, self.recipient, response)
 
     async def awrap_model_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
+        request = self._continued(request)
         if not self.exits:
             return await handler(request)
         with unstreamed():
             response = await handler(request)
         return guarded_response(self.guard, self.recipient, response)
+
+    def _continued(self, request: Any) -> Any:
+        """``request`` with the continue turn appended after a turn with withheld calls."""
+        if not self.continue_after_block:
+            return request
+        prompt = continue_prompt(request.messages)
+        return request if prompt is None else request.override(messages=[*request.messages, prompt])
 
     # -- helpers ---------------------------------------------------------------------------------
     def spec_for(self, tool_name: str, tool: Any = None) -> ToolSpec:
@@ -266,11 +283,14 @@ def _filtered_block(call: Interception, block: Any) -> Any:
     return block
 
 
-def _blocked_message(request: ToolCallRequest, decision: Decision) -> ToolMessage:
+def _blocked_message(request: ToolCallRequest, decision: Decision, *, withheld: bool = False) -> ToolMessage:
+    """The refusal ``ToolMessage``; ``withheld``: the call itself was withheld (not its result),
+    so the model is asked to resend it (:func:`._langchain_feedback.continue_prompt`)."""
     call = request.tool_call
     return ToolMessage(
         content=decision.message or f"tpguard withheld the call to {decision.tool}",
         name=call.get("name"),
         tool_call_id=call.get("id") or "",
         status="error",
+        response_metadata={WITHHELD: True} if withheld else {},
     )

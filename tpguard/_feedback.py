@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +29,7 @@ from .telemetry import _attributes as A
 if TYPE_CHECKING:
     from ._session import Session
 
-__all__ = ["Change", "PlaceholderCall", "Refusals", "record_escalation", "record_rewrite"]
+__all__ = ["Change", "PlaceholderCall", "Refusals", "continue_message", "record_escalation", "record_rewrite"]
 
 _SHOWN = 6  # argument parts named in a message; the rest are counted
 
@@ -78,6 +78,25 @@ class PlaceholderCall:
         """What the model reads when its memory could not be rewritten: which parts to change."""
         return (f"To call {self.tool}, replace {self._parts()}; change nothing else and send the "
                 "call again.")
+
+
+def continue_message(tools: Sequence[str]) -> str:
+    """The turn an adapter adds after a model turn whose calls were withheld (``tools``: their
+    names, in call order), so the model goes on instead of ending its turn.
+
+    Why: a small model reads an error tool message as the end of the road. Qwen2.5-Coder-1.5B,
+    given a LangChain conversation ending on a refusal, replied with zero tokens in 2 of 2 recorded
+    single blocks (rewritten or not), and with a summary claiming the work was done after five
+    parallel blocks; the same conversations with this turn appended resent the rewritten call
+    (``docs/real-models.md``, "LangChain: a turn after the refusal"; the wording is the one measured
+    there). smolagents adds its own such turn after a tool error ("Now let's retry…"). Value-free:
+    tool names only."""
+    if len(tools) == 1:
+        return ("The last call was withheld. Continue the workflow: resend it as the tool message "
+                "says, then go on with the remaining steps.")
+    names = ", ".join(dict.fromkeys(tools))
+    return (f"{len(tools)} of the last calls were withheld ({names}). Continue the workflow: resend "
+            "only those, as their tool messages say.")
 
 
 def placeholder_call(tool: str, arguments: Any, forbidden: Iterable[Finding],

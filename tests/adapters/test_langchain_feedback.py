@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("langchain.agents")  # the langchain extra
 from langchain.agents import create_agent
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 
 from tpguard import Guard, PolicyKB, ToolSpec
@@ -153,6 +153,83 @@ def test_compact_keeps_a_turn_with_other_calls(tpguard_spans: SpanCapture) -> No
     statuses = [m.status for m in model.seen[-1] if isinstance(m, ToolMessage)]
     assert sorted(statuses) == ["error", "success", "success"]
     assert ADDRESS not in repr(model.seen[-1])
+
+
+def ends_its_turn_after_a_refusal(first: list[dict[str, Any]]):
+    """The recorded behaviour of Qwen2.5-Coder-1.5B behind LangChain: a conversation that ends on
+    a refusal gets an empty reply (the agent stops); after a user turn it copies its last call."""
+
+    def turn(messages: list[BaseMessage]) -> Any:
+        if not any(isinstance(m, ToolMessage) for m in messages):
+            return first
+        if isinstance(messages[-1], ToolMessage):
+            return "done" if messages[-1].status != "error" else ""
+        last = next(m for m in reversed(messages) if isinstance(m, AIMessage) and m.tool_calls)
+        return [{"name": c["name"], "args": c["args"], "id": f"{c['id']}r"} for c in last.tool_calls]
+
+    return turn
+
+
+@pytest.mark.parametrize("continue_after_block", [True, False])
+def test_a_turn_after_the_refusal_keeps_the_agent_going(
+    continue_after_block: bool, tpguard_spans: SpanCapture
+) -> None:
+    received: list[dict[str, Any]] = []
+
+    @tool
+    def handoff(phone: str, summary: str) -> str:
+        """Hand the case over."""
+        received.append({"phone": phone, "summary": summary})
+        return "handed over"
+
+    guard = Guard(PolicyKB.from_dict(POLICY), mode="enforce", tracer_provider=tpguard_spans.provider)
+    model = ScriptedChatModel(ends_its_turn_after_a_refusal([{"name": "handoff", "args": LEAKY, "id": "h1"}]))
+    mw = PurposeBoundMiddleware(guard, tools=TOOLS, continue_after_block=continue_after_block)
+    out = create_agent(model, tools=[handoff], middleware=[mw]).invoke(USER)
+    after_block = model.seen[1]
+    if not continue_after_block:  # the model ended its turn on the refusal: nothing was handed over
+        assert received == [] and isinstance(after_block[-1], ToolMessage)
+        assert out["messages"][-1].text == ""
+        return
+    assert received == [{"phone": PHONE, "summary": "Client at [HOME_ADDRESS_1] needs a call back"}]
+    prompt = after_block[-1]
+    assert isinstance(prompt, HumanMessage)
+    assert prompt.text == ("The last call was withheld. Continue the workflow: resend it as the tool "
+                           "message says, then go on with the remaining steps.")
+    # the turn is in the model's request only: the agent's state holds the user's task alone
+    assert [m.text for m in out["messages"] if isinstance(m, HumanMessage)] == ["hand the case over"]
+    assert not isinstance(model.seen[-1][-1], HumanMessage)  # after the resend went through: no turn
+    assert ADDRESS not in repr(model.seen) and ADDRESS not in tpguard_spans.dump()
+
+
+def test_the_turn_after_parallel_refusals_names_the_withheld_calls(tpguard_spans: SpanCapture) -> None:
+    received: list[str] = []
+
+    @tool
+    def handoff(phone: str, summary: str) -> str:
+        """Hand the case over."""
+        received.append(summary)
+        return "handed over"
+
+    @tool
+    def note(summary: str) -> str:
+        """Leave a note."""
+        received.append(summary)
+        return "noted"
+
+    guard = Guard(PolicyKB.from_dict(POLICY), mode="enforce", tracer_provider=tpguard_spans.provider)
+    tools = {**TOOLS, "note": {"purpose": "leave a note", "sink": "comment", "free_text": ["summary"]}}
+    model = ScriptedChatModel(ends_its_turn_after_a_refusal([
+        {"name": "handoff", "args": LEAKY, "id": "h1"}, {"name": "note", "args": {"summary": "ok"}, "id": "n1"},
+        {"name": "note", "args": {"summary": f"at {ADDRESS}"}, "id": "n2"}]))
+    mw = PurposeBoundMiddleware(guard, tools=tools)
+    create_agent(model, tools=[handoff, note], middleware=[mw]).invoke(USER)
+    prompt = model.seen[1][-1]
+    assert isinstance(prompt, HumanMessage)
+    assert prompt.text == ("2 of the last calls were withheld (handoff, note). Continue the workflow: "
+                                  "resend only those, as their tool messages say.")
+    assert sorted(received) == sorted(["ok", "ok", "Client at [HOME_ADDRESS_1] needs a call back",
+                                       "at [HOME_ADDRESS_1]"])
 
 
 def test_escalation_rewrites_the_repeated_call(tpguard_spans: SpanCapture) -> None:
