@@ -92,9 +92,9 @@ class PurposeBoundMiddleware(AgentMiddleware):
     ``rewrite_blocked=True`` (default): a call blocked for a forbidden atom is rewritten in the
     conversation to its placeholder form and the refusal asks the model to send it again as it
     now stands (see the module docstring); ``False`` keeps the call as the model wrote it and
-    answers with the guard's refusal message alone. ``compact_after_resend=True``: once the
-    model's resend of that call went through, the blocked turn leaves the conversation
-    (:mod:`._langchain_feedback`). ``continue_after_block=True`` (default): after a turn with a
+    answers with the guard's refusal message alone. ``compact_after_resend=True`` (default): once
+    the model's resend of that call went through, the blocked turn leaves the conversation
+    (:mod:`._langchain_feedback`; ``False`` keeps it). ``continue_after_block=True`` (default): after a turn with a
     withheld call, the model's next request ends on a user turn asking it to resend that call as
     the refusal says and go on (the request only; the conversation state is unchanged).
     """
@@ -108,7 +108,7 @@ class PurposeBoundMiddleware(AgentMiddleware):
         exits: bool = False,
         recipient: str | None = None,
         rewrite_blocked: bool = True,
-        compact_after_resend: bool = False,
+        compact_after_resend: bool = True,
         continue_after_block: bool = True,
     ) -> None:
         super().__init__()

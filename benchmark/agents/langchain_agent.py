@@ -119,7 +119,7 @@ def _guarded(tools: list[GatewayTool], guard: Guard, path: str) -> tuple[list[An
         from tpguard.adapters.langchain import PurposeBoundMiddleware
 
         rewrite = getattr(guard, "rewrite_blocked", True)  # ``enforce:message``: the message alone
-        compact = getattr(guard, "compact_after_resend", False)  # ``enforce:compact``
+        compact = getattr(guard, "compact_after_resend", True)  # ``enforce:no-compact``: False
         return list(tools), [PurposeBoundMiddleware(guard, rewrite_blocked=rewrite,
                                                     compact_after_resend=compact)]
     from tpguard.adapters.langchain import guard_tool

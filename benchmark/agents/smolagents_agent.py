@@ -230,7 +230,7 @@ class SmolagentsAgent:
                 from tpguard.adapters.smolagents import rewrite_blocked_calls
 
                 # after the repeat watch: it sees what the model sent
-                rewrite_blocked_calls(agent, compact=getattr(guard, "compact_after_resend", False))
+                rewrite_blocked_calls(agent, compact=getattr(guard, "compact_after_resend", True))
             with scope:
                 answer = agent.run(case.task)
         except Exception as e:  # a model or framework failure ends this case, not the benchmark

@@ -16,8 +16,8 @@ from .tpguard_modes import ENFORCE_VARIANTS, Off, TpguardMode, deployment_policy
 __all__ = ["AUTO_MODELS", "GUARD_NAMES", "CaseGuard", "GuardAction", "GuardUnderTest",
            "deployment_policy", "installed_model", "make_guard", "resolve_presidio_model"]
 
-GUARD_NAMES = ("off", "audit", "enforce", "enforce:message", "enforce:then-redact",
-               "enforce:compact", "enforce:compact:then-redact", "redact",
+GUARD_NAMES = ("off", "audit", "enforce", "enforce:message", "enforce:no-compact", "enforce:then-redact",
+               "enforce:no-compact:then-redact", "enforce:compact", "enforce:compact:then-redact", "redact",
                "langchain-pii", "presidio-redact", "drop-free-text")
 
 

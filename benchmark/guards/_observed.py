@@ -56,8 +56,8 @@ class ObservedGuard(Guard):
         self.scoped = False
         #: whether the agent's adapter rewrites a blocked call in its memory (``enforce:message``: no)
         self.rewrite_blocked = True
-        #: whether it also drops the blocked turn once its resend went through (``enforce:compact``)
-        self.compact_after_resend = False
+        #: whether it also drops the blocked turn once its resend went through (``enforce:no-compact``: no)
+        self.compact_after_resend = True
 
     @contextmanager
     def running(self) -> Iterator[None]:

@@ -13,11 +13,14 @@ the gateway.
 Feedback after a block (issue 31): ``enforce`` is measured with the product's default feedback —
 on an adapter path that can rewrite the agent's memory (LangChain's middleware, smolagents'
 ``rewrite_blocked_calls`` on a ``ToolCallingAgent``) the blocked call is rewritten to its
-placeholder form. ``enforce:message`` is the earlier feedback (the refusal message alone);
-``enforce:then-redact`` adds ``Guard(escalate="redact")``: block first, rewrite a call that
-repeats a refused one. ``enforce:compact`` adds the adapters' ``compact_after_resend``: once the
-resent placeholder call went through, the blocked turn leaves the agent's memory.
-``enforce:compact:then-redact`` is both.
+placeholder form, and once the resent placeholder call went through the blocked turn leaves the
+agent's memory (the adapters' compaction, the default since the six-case real-model run:
+docs/real-models.md). ``enforce:no-compact`` keeps the blocked turn (the default before);
+``enforce:message`` is the earliest feedback (the refusal message alone); ``enforce:then-redact``
+adds ``Guard(escalate="redact")``: block first, rewrite a call that repeats a refused one
+(``enforce:no-compact:then-redact`` without compaction). ``enforce:compact`` and
+``enforce:compact:then-redact`` are the names the published runs used for what ``enforce`` and
+``enforce:then-redact`` now are; they stay valid, so those runs re-run as they were.
 """
 
 from __future__ import annotations
@@ -38,9 +41,10 @@ __all__ = ["ENFORCE_VARIANTS", "Off", "TpguardMode", "action_of", "deployment_po
 #: ``enforce`` variants by guard name: (escalate, rewrite blocked calls in the agent's memory,
 #: drop the blocked turn once its resend went through)
 ENFORCE_VARIANTS: dict[str, tuple[str | None, bool, bool]] = {
-    "enforce": (None, True, False), "enforce:message": (None, False, False),
-    "enforce:then-redact": ("redact", True, False), "enforce:compact": (None, True, True),
-    "enforce:compact:then-redact": ("redact", True, True)}
+    "enforce": (None, True, True), "enforce:message": (None, False, False),
+    "enforce:no-compact": (None, True, False), "enforce:then-redact": ("redact", True, True),
+    "enforce:no-compact:then-redact": ("redact", True, False),
+    "enforce:compact": (None, True, True), "enforce:compact:then-redact": ("redact", True, True)}
 _NO_FEEDBACK: tuple[str | None, bool, bool] = (None, False, False)
 
 
@@ -104,15 +108,18 @@ class _TpguardCase:
 _DESCRIPTIONS = {
     "audit": "tpguard, audit mode: records, changes nothing",
     "enforce": "tpguard, enforce mode: blocks calls carrying forbidden atoms; where the adapter "
-               "can, rewrites the blocked call in the agent's memory to its placeholder form",
+               "can, rewrites the blocked call in the agent's memory to its placeholder form and "
+               "drops the blocked turn once its resend went through",
     "enforce:message": "tpguard, enforce mode with the refusal message alone (no memory rewrite)",
+    "enforce:no-compact": "tpguard, enforce mode with the memory rewrite; the blocked turn stays in "
+                          "the agent's memory after its resend (the default before compaction)",
     "enforce:then-redact": "tpguard, enforce mode that rewrites (as redact) a call repeating a "
-                           "refused one; memory rewrite as enforce",
-    "enforce:compact": "tpguard, enforce mode with the memory rewrite; once the resent call went "
-                       "through, the blocked turn is dropped from the agent's memory",
-    "enforce:compact:then-redact": "tpguard, enforce mode with both: the blocked turn dropped once "
-                                   "its resend went through, and a call repeating a refused one "
-                                   "rewritten (as redact)",
+                           "refused one; memory rewrite and compaction as enforce",
+    "enforce:no-compact:then-redact": "tpguard, enforce mode that rewrites (as redact) a call "
+                                      "repeating a refused one; memory rewrite without compaction",
+    "enforce:compact": "the same as enforce (the name published runs used for it)",
+    "enforce:compact:then-redact": "the same as enforce:then-redact (the name published runs used "
+                                   "for it)",
     "redact": "tpguard, redact mode: placeholders in free text, blocks structured leaks",
 }
 

@@ -158,8 +158,9 @@ def test_an_email_tool_is_an_exit_for_the_recipient_it_names(mode: str, tpguard_
                                  "args": {"to": "ops@vendor.example", "body": "Ann has asthma."}}], "ok"])
     agent = create_agent(model, tools=[send_email], middleware=[PurposeBoundMiddleware(guard)])
     agent.invoke({"messages": [{"role": "user", "content": "tell the vendor"}]})
-    reply = model.seen[1][-1]
-    assert isinstance(reply, ToolMessage)
+    reply = next(m for m in reversed(model.seen[1]) if isinstance(m, ToolMessage))
+    if mode == "enforce":  # the middleware's turn after the refusal asks the model to resend
+        assert "withheld" in str(model.seen[1][-1].content)
     if mode == "audit":
         assert sent == [{"to": "ops@vendor.example", "body": "Ann has asthma."}]
     elif mode == "enforce":

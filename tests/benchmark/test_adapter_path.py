@@ -95,7 +95,7 @@ def _langchain(case: Case, path: str) -> Agent:
     script = Script(case)
 
     def turn(messages: list[BaseMessage]) -> Any:
-        nxt = script.next(messages[-1].text)
+        nxt = script.next(_without_continue_turn(messages)[-1].text)
         return DONE if nxt is None else [{"name": nxt[0], "args": nxt[1]}]
 
     agent = make_agent("langchain:scripted", guard_path=path)
@@ -123,9 +123,19 @@ def run_case(case: Case, agent: Agent, guard: str, audit: AuditLog,
                         seed=0, run_id="parity", tracer_provider=None)
 
 
+def _without_continue_turn(messages: list[Any]) -> list[Any]:
+    """``messages`` without the user turns the LangChain middleware adds after a refusal
+    (``continue_after_block``; tested in tests/adapters/test_langchain_feedback.py): the one
+    deliberate difference between the middleware's conversation and the gateway's."""
+    return [m for i, m in enumerate(messages)
+            if not (getattr(m, "type", None) == "human" and i > 0
+                    and getattr(messages[i - 1], "type", None) == "tool")]
+
+
 def conversation(agent: Agent) -> list[tuple[str, str]]:
-    """The last conversation the scripted model was shown: (role, text) per message."""
-    seen = agent._model.seen[-1]  # type: ignore[attr-defined]
+    """The last conversation the scripted model was shown: (role, text) per message, without the
+    middleware's continue turns."""
+    seen = _without_continue_turn(agent._model.seen[-1])  # type: ignore[attr-defined]
     return [(m["role"], str(m["content"])) if isinstance(m, dict)
             else (f"{m.type}:{getattr(m, 'status', '')}", m.text) for m in seen]
 

@@ -90,7 +90,9 @@ def _langchain(case: Case, path: str) -> Agent:
     def turn(messages: list[BaseMessage]) -> Any:
         ai = [m for m in messages if isinstance(m, AIMessage) and m.tool_calls]
         last = (ai[-1].tool_calls[0]["name"], ai[-1].tool_calls[0]["args"]) if ai else None
-        end = messages[-1]
+        # the last tool or model message (the middleware may end the request on a user turn
+        # asking it to resend: the model reacts to the refusal before it)
+        end = next((m for m in reversed(messages) if isinstance(m, (ToolMessage, AIMessage))), None)
         nxt = copier.next(isinstance(end, ToolMessage) and end.status == "error", last)
         return DONE if nxt is None else [{"name": nxt[0], "args": nxt[1]}]
 
@@ -134,18 +136,21 @@ def test_enforce_rewrites_the_blocked_call_and_the_case_completes(make: Any, pat
 
 
 @pytest.mark.parametrize(("make", "path"), PATHS)
-def test_enforce_compact_leaves_no_refusal_in_what_the_model_reads_last(make: Any, path: str) -> None:
-    """``enforce:compact``: same completion as ``enforce``; once the resend went through, the
-    blocked turn and its refusal are gone from the conversation the model is shown."""
-    record, agent, _ = _run(make, path, "enforce:compact")
-    assert record["guard"] == "enforce:compact"
+@pytest.mark.parametrize("guard", ["enforce", "enforce:compact"])
+def test_enforce_leaves_no_refusal_in_what_the_model_reads_last(make: Any, path: str, guard: str) -> None:
+    """``enforce`` (and ``enforce:compact``, the published runs' name for it): once the resend
+    went through, the blocked turn and its refusal are gone from the conversation the model is
+    shown; ``enforce:no-compact`` keeps them."""
+    record, agent, _ = _run(make, path, guard)
+    assert record["guard"] == guard
     assert record["result"]["error"] is None and record["result"]["final_answer"] == DONE
     assert [a["action"] for a in record["attempts"]][-2:] == ["block", "allow"]
     assert record["score"]["metrics"]["FOR"] == 0.0 and record["score"]["metrics"]["Workflow"] == 1.0
     last = "\n".join(str(m) for m in agent._model.seen[-1])  # type: ignore[attr-defined]
     assert "tpguard replaced" not in last
-    _, enforce_agent, _ = _run(make, path, "enforce")
-    assert "tpguard replaced" in "\n".join(str(m) for m in enforce_agent._model.seen[-1])  # type: ignore[attr-defined]
+    record, kept_agent, _ = _run(make, path, "enforce:no-compact")
+    assert record["result"]["final_answer"] == DONE
+    assert "tpguard replaced" in "\n".join(str(m) for m in kept_agent._model.seen[-1])  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(("make", "path"), PATHS)
@@ -159,7 +164,8 @@ def test_enforce_message_alone_ends_on_the_repeat_stop(make: Any, path: str) -> 
 @pytest.mark.parametrize(("make", "path"), [
     pytest.param(_smolagents, "gateway", marks=needs_smolagents, id="smolagents-gateway"),
     pytest.param(_langchain, "gateway", marks=needs_langchain, id="langchain-gateway")])
-@pytest.mark.parametrize("guard", ["enforce:then-redact", "enforce:compact:then-redact"])
+@pytest.mark.parametrize("guard", ["enforce:then-redact", "enforce:no-compact:then-redact",
+                                   "enforce:compact:then-redact"])
 def test_then_redact_rewrites_the_repeated_call_at_the_gateway(make: Any, path: str, guard: str) -> None:
     record, _, _ = _run(make, path, guard)
     assert record["guard"] == guard
@@ -169,8 +175,13 @@ def test_then_redact_rewrites_the_repeated_call_at_the_gateway(make: Any, path: 
 
 
 def test_enforce_variants_are_guard_conditions() -> None:
-    assert {"enforce", "enforce:message", "enforce:then-redact", "enforce:compact"} <= set(GUARD_NAMES)
-    assert make_guard("enforce:compact").describe()["compact_after_resend"] is True
+    assert {"enforce", "enforce:message", "enforce:no-compact", "enforce:then-redact",
+            "enforce:no-compact:then-redact", "enforce:compact"} <= set(GUARD_NAMES)
+    for name in ("enforce", "enforce:compact", "enforce:then-redact"):
+        assert make_guard(name).describe()["compact_after_resend"] is True
+    for name in ("enforce:no-compact", "enforce:no-compact:then-redact"):
+        described = make_guard(name).describe()
+        assert "compact_after_resend" not in described and described["rewrite_blocked"] is True
     then = make_guard("enforce:then-redact")
     assert then.name == "enforce:then-redact"
     assert then.describe()["escalate"] == "redact" and then.describe()["rewrite_blocked"] is True
