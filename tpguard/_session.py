@@ -148,6 +148,8 @@ class Session:
         self._exposure: Exposure | None = None
         #: (atom id, (tool, purpose, sink)) → Access; reset whenever this session's atoms change
         self.access_cache: dict[tuple[str, tuple[str, str, str]], Access] = {}
+        #: (tool, purpose, sink) → (verdict memo, allowed): see :meth:`verdicts`; reset with the cache
+        self._verdicts: dict[tuple[str, str, str], tuple[dict[tuple[str, str], bool], Callable[[Finding, str], bool]]] = {}
 
     # -- atoms --------------------------------------------------------------------------------
     def register(self, *atoms: PrivateAtom) -> None:
@@ -160,6 +162,7 @@ class Session:
                 self._pending.append(a)
             self._dirty = True
             self.access_cache = {}
+            self._verdicts = {}
 
     def _layer(self) -> _Layer | None:
         if self._dirty:
@@ -280,6 +283,33 @@ class Session:
 
         return allowed
 
+    def verdicts(self, spec: ToolSpec) -> tuple[dict[tuple[str, str], bool], Callable[[Finding, str], bool]]:
+        """``(memo, allowed)`` for calls to ``spec``, built once per tool and session (reset when
+        the session's atoms change). ``allowed`` is :meth:`authorizer`'s, and it records in ``memo``
+        — ``(atom id, method) → verdict`` — each verdict that does not depend on the finding's path:
+        every registered atom's but one whose access is conditional on fields (PII is decided by
+        type, never memoized). A call looks its findings up in ``memo`` first: one dict look-up
+        per finding instead of a resolver call. O(1) per finding."""
+        tool = (spec.name, spec.purpose, spec.sink)
+        pair = self._verdicts.get(tool)
+        if pair is not None:
+            return pair
+        memo: dict[tuple[str, str], bool] = {}
+        allowed = self.authorizer(spec)
+        cache = self.access_cache
+
+        def remembered(f: Finding, path: str) -> bool:
+            ok = allowed(f, path)
+            if f.method != "pii":
+                acc = cache.get((f.atom_id, tool))
+                if acc is not None and not (acc.state == "conditional" and acc.fields):
+                    memo[f.atom_id, f.method] = ok
+            return ok
+
+        pair = (memo, remembered)
+        self._verdicts[tool] = pair
+        return pair
+
     def access_of_type(self, atom: PrivateAtom, spec: ToolSpec) -> Access:
         """``A`` for an unregistered finding (PII) known by its type only."""
         return self._base.resolver.access(atom, spec)
@@ -393,6 +423,9 @@ class Session:
         return cached
 
     def placeholder(self, finding: Finding) -> str:
+        label = self._placeholders.get(finding.atom_id)  # a label, once given, never changes
+        if label is not None:
+            return label
         with self._lock:
             label = self._placeholders.get(finding.atom_id)
             if label is None:
