@@ -15,6 +15,7 @@ import pytest
 from glue_corpus import RECORD, decisions, policies
 
 from tpguard import Guard, PrivateAtom, ToolSpec
+from tpguard._decision import _describe, describe_findings
 from tpguard._session import Session
 from tpguard.detection import Finding, new_finding
 from tpguard.redaction import Operator, rewrite_text
@@ -121,3 +122,17 @@ def test_the_rewrite_is_the_old_one(spans: list) -> None:
     text = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH"
     fs = [new_finding((atom, "t", "note", "exact", s, s + n, 1.0, True, 1.0, False)) for s, n, atom in spans]
     assert rewrite_text(text, fs, _Tag()) == _old_rewrite(text, fs, _Tag())
+
+
+_typed = st.tuples(st.sampled_from(["email", "phone", "card_suffix", "person_name"]),
+                   st.sampled_from(["note", "items[0].comment", "a.[EMAIL_1]", "x", "y", "z"]))
+
+
+@hypothesis.settings(max_examples=200, deadline=None)
+@hypothesis.given(st.lists(st.lists(_typed, min_size=1, max_size=40), min_size=1, max_size=6))
+def test_described_findings_are_recomputed_ones(lists: list) -> None:
+    """The remembered description of a list of findings is the one computed afresh, whatever came
+    before (long lists, more than ten fields, the same types in other fields)."""
+    for pairs in lists + lists:  # each list twice: the second answer comes from the memory
+        fs = [new_finding(("a", t, p, "exact", 0, 1, 1.0, True, 1.0, False)) for t, p in pairs]
+        assert describe_findings(fs) == _describe(fs) == describe_findings(iter(fs))
