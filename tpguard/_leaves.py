@@ -94,6 +94,8 @@ class LeafTable:
             return _retyped(self.leaves[target], texts[target]) if target in texts else self.leaves[target].value
         if kind != NODE or not texts:
             return self._value(self.root, texts, {})
+        if len(self.nodes) == 1:  # a flat call: one container, nothing to order
+            return self._build(self.nodes[0], texts, {})
         dirty: set[int] = set()
         for i in texts:
             n = self.leaves[i].parent
