@@ -162,7 +162,7 @@ class Session:
                 self._pending.append(a)
             self._dirty = True
             self.access_cache = {}
-            self._verdicts = {}
+            self._verdicts = {}  # after the cache: see verdicts()
 
     def _layer(self) -> _Layer | None:
         if self._dirty:
@@ -271,8 +271,11 @@ class Session:
     def authorizer(self, spec: ToolSpec) -> Callable[[Finding, str], bool]:
         """``allowed(finding, path)``: ``A`` of one finding of a call to ``spec`` (the spec's cache
         key built once per call, not per finding). Unregistered PII is forbidden only by type rules."""
+        return self._authorizer(spec, self.access_cache)
+
+    def _authorizer(self, spec: ToolSpec, cache: dict[tuple[str, tuple[str, str, str]], Access]
+                    ) -> Callable[[Finding, str], bool]:
         tool = (spec.name, spec.purpose, spec.sink)
-        cache = self.access_cache
 
         def allowed(f: Finding, path: str) -> bool:
             if f.method == "pii":
@@ -291,12 +294,15 @@ class Session:
         type, never memoized). A call looks its findings up in ``memo`` first: one dict look-up
         per finding instead of a resolver call. O(1) per finding."""
         tool = (spec.name, spec.purpose, spec.sink)
-        pair = self._verdicts.get(tool)
+        # read before the access cache (register() replaces the cache first): a pair built on a
+        # cache that register() has just replaced goes into the table register() replaced too
+        table = self._verdicts
+        pair = table.get(tool)
         if pair is not None:
             return pair
         memo: dict[tuple[str, str], bool] = {}
-        allowed = self.authorizer(spec)
         cache = self.access_cache
+        allowed = self._authorizer(spec, cache)
 
         def remembered(f: Finding, path: str) -> bool:
             ok = allowed(f, path)
@@ -307,7 +313,7 @@ class Session:
             return ok
 
         pair = (memo, remembered)
-        self._verdicts[tool] = pair
+        table[tool] = pair
         return pair
 
     def access_of_type(self, atom: PrivateAtom, spec: ToolSpec) -> Access:

@@ -136,3 +136,25 @@ def test_described_findings_are_recomputed_ones(lists: list) -> None:
     for pairs in lists + lists:  # each list twice: the second answer comes from the memory
         fs = [new_finding(("a", t, p, "exact", 0, 1, 1.0, True, 1.0, False)) for t, p in pairs]
         assert describe_findings(fs) == _describe(fs) == describe_findings(iter(fs))
+
+
+def test_a_registration_racing_the_verdict_table_leaves_no_stale_pair() -> None:
+    """register() between verdicts() reading its table and storing a new pair: the pair (built on
+    the replaced access cache) must not outlive the registration — the next call decides anew."""
+    guard = Guard(_POLICY, mode="enforce")
+    spec = _POLICY.tool("create_ticket")
+    f = new_finding(("phone", "phone", "note", "exact", 0, 4, 1.0, True, 1.0, None))
+    with guard.session() as sess:
+        assert sess.authorizer(spec)(f, "note") is False  # a phone may not reach a ticket: cached
+        real = sess._authorizer
+
+        def racing(spec_: ToolSpec, cache: dict) -> object:
+            sess.register(_OVERRIDE)  # now a customer id, which a ticket may carry
+            return real(spec_, cache)
+
+        sess._authorizer = racing  # type: ignore[method-assign]
+        sess.verdicts(spec)
+        del sess._authorizer
+        memo, allowed = sess.verdicts(spec)
+        ok = memo.get(("phone", "exact"))
+        assert (allowed(f, "note") if ok is None else ok) is True
