@@ -3,8 +3,9 @@ in sequence (so per-session caches are warm, as in a deployment), and what was d
 
 ``data/glue_record.json`` holds :func:`decisions` as the code before issue 33 item 2 (the call's
 glue: verdict memo, clean leaves skipped, rewrite and rebuild) computed it. To record it again on
-another commit: ``PYTHONPATH=<that checkout>:tests/core python -c "import glue_corpus as g;
-g.write()"`` from the repository root.
+another commit, from outside any checkout (the current directory comes first on ``sys.path``):
+``PYTHONPATH=<that commit's tree>:<this repository>/tests/core python -c "import glue_corpus as g;
+g.write()"``.
 """
 
 from __future__ import annotations
