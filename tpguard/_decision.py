@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field, fields
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any, Literal
 
 from opentelemetry.trace import Span
@@ -211,8 +211,32 @@ def scope_summary(found: Iterable[ScopeFinding]) -> str:
     return ", ".join(parts)
 
 
+#: ``(type, path)`` of each finding → :func:`describe_findings`' answer: a guard is told of the same
+#: few types in the same few fields again and again. Value-free (types and display paths only);
+#: cleared when it reaches :data:`_DESCRIBED_MAX` entries; kept for lists of up to 32 findings.
+_DESCRIBED: dict[tuple[tuple[str, str], ...], tuple[str, str]] = {}
+_DESCRIBED_MAX = 512
+_DESCRIBED_FINDINGS = 32
+_TYPE_PATH = itemgetter(1, 2)
+
+
 def describe_findings(findings: Iterable[Finding]) -> tuple[str, str]:
-    fs = list(findings)
+    """``("email, phone", "note, items[0].comment")``: the findings' types and fields, sorted (at
+    most :data:`_MESSAGE_FIELDS` fields named, the rest counted). O(findings)."""
+    fs = findings if isinstance(findings, tuple | list) else list(findings)
+    if len(fs) > _DESCRIBED_FINDINGS:  # a long list is not kept (its key would be as long)
+        return _describe(fs)
+    key = tuple(map(_TYPE_PATH, fs))
+    hit = _DESCRIBED.get(key)
+    if hit is not None:
+        return hit
+    if len(_DESCRIBED) >= _DESCRIBED_MAX:
+        _DESCRIBED.clear()
+    hit = _DESCRIBED[key] = _describe(fs)
+    return hit
+
+
+def _describe(fs: list[Finding] | tuple[Finding, ...]) -> tuple[str, str]:
     types = ", ".join(sorted(set(map(_ATOM_TYPE, fs))))
     paths = sorted(set(map(_PATH, fs)))
     fields = ", ".join(paths[:_MESSAGE_FIELDS])

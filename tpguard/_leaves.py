@@ -94,6 +94,8 @@ class LeafTable:
             return _retyped(self.leaves[target], texts[target]) if target in texts else self.leaves[target].value
         if kind != NODE or not texts:
             return self._value(self.root, texts, {})
+        if len(self.nodes) == 1:  # a flat call: one container, nothing to order
+            return self._build(self.nodes[0], texts, {})
         dirty: set[int] = set()
         for i in texts:
             n = self.leaves[i].parent
@@ -117,11 +119,17 @@ class LeafTable:
         kind = node.kind
         if kind in ("dict", "mapping"):
             out: dict[Any, Any] = {}
-            for ref in node.children:
-                key = texts[ref[3]] if ref[3] in texts else ref[0]
+            leaves = self.leaves
+            for slot, k, target, key_leaf in node.children:  # _value inlined: one call less per entry
+                key = texts[key_leaf] if key_leaf in texts else slot
                 if key in out:
                     raise RebuildError("two argument keys are the same after redaction")
-                out[key] = self._value(ref, texts, built)
+                if k == LEAF:
+                    out[key] = _retyped(leaves[target], texts[target]) if target in texts else leaves[target].value
+                elif k == NODE:
+                    out[key] = built[target] if target in built else self.nodes[target].obj
+                else:
+                    out[key] = target
             return out
         items = [self._value(ref, texts, built) for ref in node.children]
         if kind == "list":

@@ -148,6 +148,8 @@ class Session:
         self._exposure: Exposure | None = None
         #: (atom id, (tool, purpose, sink)) → Access; reset whenever this session's atoms change
         self.access_cache: dict[tuple[str, tuple[str, str, str]], Access] = {}
+        #: (tool, purpose, sink) → (verdict memo, allowed): see :meth:`verdicts`; reset with the cache
+        self._verdicts: dict[tuple[str, str, str], tuple[dict[tuple[str, str], bool], Callable[[Finding, str], bool]]] = {}
 
     # -- atoms --------------------------------------------------------------------------------
     def register(self, *atoms: PrivateAtom) -> None:
@@ -160,6 +162,7 @@ class Session:
                 self._pending.append(a)
             self._dirty = True
             self.access_cache = {}
+            self._verdicts = {}  # after the cache: see verdicts()
 
     def _layer(self) -> _Layer | None:
         if self._dirty:
@@ -268,8 +271,11 @@ class Session:
     def authorizer(self, spec: ToolSpec) -> Callable[[Finding, str], bool]:
         """``allowed(finding, path)``: ``A`` of one finding of a call to ``spec`` (the spec's cache
         key built once per call, not per finding). Unregistered PII is forbidden only by type rules."""
+        return self._authorizer(spec, self.access_cache)
+
+    def _authorizer(self, spec: ToolSpec, cache: dict[tuple[str, tuple[str, str, str]], Access]
+                    ) -> Callable[[Finding, str], bool]:
         tool = (spec.name, spec.purpose, spec.sink)
-        cache = self.access_cache
 
         def allowed(f: Finding, path: str) -> bool:
             if f.method == "pii":
@@ -279,6 +285,36 @@ class Session:
             return (cached if cached is not None else self.access(f.atom_id, spec)).permits(path, f.method)
 
         return allowed
+
+    def verdicts(self, spec: ToolSpec) -> tuple[dict[tuple[str, str], bool], Callable[[Finding, str], bool]]:
+        """``(memo, allowed)`` for calls to ``spec``, built once per tool and session (reset when
+        the session's atoms change). ``allowed`` is :meth:`authorizer`'s, and it records in ``memo``
+        — ``(atom id, method) → verdict`` — each verdict that does not depend on the finding's path:
+        every registered atom's but one whose access is conditional on fields (PII is decided by
+        type, never memoized). A call looks its findings up in ``memo`` first: one dict look-up
+        per finding instead of a resolver call. O(1) per finding."""
+        tool = (spec.name, spec.purpose, spec.sink)
+        # read before the access cache (register() replaces the cache first): a pair built on a
+        # cache that register() has just replaced goes into the table register() replaced too
+        table = self._verdicts
+        pair = table.get(tool)
+        if pair is not None:
+            return pair
+        memo: dict[tuple[str, str], bool] = {}
+        cache = self.access_cache
+        allowed = self._authorizer(spec, cache)
+
+        def remembered(f: Finding, path: str) -> bool:
+            ok = allowed(f, path)
+            if f.method != "pii":
+                acc = cache.get((f.atom_id, tool))
+                if acc is not None and not (acc.state == "conditional" and acc.fields):
+                    memo[f.atom_id, f.method] = ok
+            return ok
+
+        pair = (memo, remembered)
+        table[tool] = pair
+        return pair
 
     def access_of_type(self, atom: PrivateAtom, spec: ToolSpec) -> Access:
         """``A`` for an unregistered finding (PII) known by its type only."""
@@ -393,6 +429,9 @@ class Session:
         return cached
 
     def placeholder(self, finding: Finding) -> str:
+        label = self._placeholders.get(finding.atom_id)  # a label, once given, never changes
+        if label is not None:
+            return label
         with self._lock:
             label = self._placeholders.get(finding.atom_id)
             if label is None:

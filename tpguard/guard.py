@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import replace
-from itertools import chain, filterfalse
+from itertools import filterfalse
 from operator import attrgetter
 from pathlib import Path
 from types import MappingProxyType, TracebackType
@@ -94,13 +94,27 @@ _log = logging.getLogger("tpguard")
 _ids = itertools.count(1)
 _AUTHORIZED = attrgetter("authorized")
 _FREE_TEXT = attrgetter("free_text")
+_FEW = 16  # findings of one leaf decided one by one; more go to _bulk (one verdict per atom and method)
 
 
-def _decided(found: list[Finding], allowed: Callable[[Finding, str], bool], path: str | None) -> list[Finding]:
+def _decided(found: list[Finding], memo: Mapping[tuple[str, str], bool], allowed: Callable[[Finding, str], bool],
+             path: str | None) -> list[Finding]:
     """One leaf's findings with ``authorized`` filled in, at ``path`` (the display path, where a key
-    that is an atom shows as its placeholder) or where they are (one verdict per atom and method)."""
+    that is an atom shows as its placeholder) or where they are. A verdict comes from the session's
+    ``memo`` (``(atom id, method)``, :meth:`Session.verdicts`) when it is there, else from
+    ``allowed``; many findings go to :func:`_bulk.with_verdicts` (one verdict per atom and method)."""
     at = found[0][2] if path is None else path
-    return _bulk.with_verdicts(found, lambda f: allowed(f, at), new_finding, path)
+    if len(found) >= _FEW:
+        return _bulk.with_verdicts(found, lambda f: allowed(f, at), new_finding, path)
+    out = []
+    for f in found:
+        atom_id, atom_type, where, method, start, end, score, free, severity, _ = f
+        ok = memo.get((atom_id, method))
+        if ok is None:
+            ok = allowed(f, at)
+        out.append(new_finding((atom_id, atom_type, where if path is None else path, method, start, end, score,
+                                free, severity, ok)))
+    return out
 
 
 _SESSIONS: ContextVar[Mapping[int, Session]] = ContextVar(
@@ -280,7 +294,8 @@ class Guard:
 
     def _check(self, spec: ToolSpec, arguments: Any, mode: Mode) -> tuple[Decision, CallView]:
         sess = self._session()
-        table = walk(arguments, spec.free_text, self.limits, sess.known_clean())
+        clean = sess.known_clean()
+        table = walk(arguments, spec.free_text, self.limits, clean)
         problem = table.problem
         error = problem.code if problem is not None else None
         if problem is not None:
@@ -290,6 +305,8 @@ class Guard:
         scan = sess.scanner()
         per_leaf: dict[int, list[Finding]] = {}
         for i, leaf in enumerate(table.leaves):
+            if clean is not None and leaf.text in clean:  # scanned before, no atom: scan would say []
+                continue
             found = scan(leaf.text, leaf.path, leaf.free_text)
             if found:
                 per_leaf[i] = found
@@ -297,11 +314,13 @@ class Guard:
             decision = Decision(spec.name, mode, "allow", arguments=arguments, error=error, session_id=sess.id)
             return decision, CallView(table, per_leaf, None)
         paths = self._key_paths(sess, table, per_leaf)
-        allowed = sess.authorizer(spec)
+        memo, allowed = sess.verdicts(spec)
+        every: list[Finding] = []
         for i, found in per_leaf.items():
-            per_leaf[i] = _decided(found, allowed, None if paths is None else paths[i])
+            decided = per_leaf[i] = _decided(found, memo, allowed, None if paths is None else paths[i])
+            every += decided
         call = CallView(table, per_leaf, paths)
-        found_all = tuple(chain.from_iterable(per_leaf.values()))
+        found_all = tuple(every)
         forbidden = tuple(filterfalse(_AUTHORIZED, found_all))
         if not forbidden or mode == "audit":
             return Decision(spec.name, mode, "allow", found_all, forbidden, arguments, error=error,
@@ -604,18 +623,29 @@ class Guard:
         if that does not converge. O(rewritten leaves' text + copied containers)."""
         op = PlaceholderOperator(sess.placeholder)
         table = call.table
-        allowed = sess.authorizer(spec)
-        todo = {i: [f for f in fs if not f.authorized] for i, fs in call.per_leaf.items()}
-        texts = {i: table.leaves[i].text for i, fs in todo.items() if fs}
+        memo, allowed = sess.verdicts(spec)
+        todo: dict[int, list[Finding]] = {}
+        texts: dict[int, str] = {}
+        for i, fs in call.per_leaf.items():
+            left = [f for f in fs if not f.authorized]
+            if left:
+                todo[i] = left
+                texts[i] = table.leaves[i].text
         for _ in range(_REDACT_ROUNDS):
             for i, fs in todo.items():
-                if fs:
-                    texts[i] = rewrite_text(texts[i], fs, op)
+                texts[i] = rewrite_text(texts[i], fs, op)
             todo = {}
             for i, text in texts.items():
                 leaf = table.leaves[i]
+                found = scan(text, leaf.path, leaf.free_text)
+                if not found:
+                    continue
                 path = call.path(i)
-                left = [f for f in scan(text, leaf.path, leaf.free_text) if not allowed(f, path)]
+                left = []
+                for f in found:
+                    ok = memo.get((f[0], f[3]))
+                    if not (allowed(f, path) if ok is None else ok):
+                        left.append(f)
                 if left:
                     todo[i] = left
             if not todo:
