@@ -292,17 +292,20 @@ class FuzzyIndex:
         or a first and a last name no atom has together, cost none. A text with only a few
         vocabulary words (a note), or an index with a small vocabulary (whose pairs the memo of
         :meth:`_pair_postings` mostly answers), looks its pairs up directly: the gate costs more."""
-        postings = self._pair_postings
+        postings, place = self._pair_postings, self._place
         ctx: _Scan = (hits, {}, doomed, known or {})
         if len(at) < _GATE_FROM or len(self._vocab) < _GATE_VOCAB:
             last = len(words) - 1
+            memo = self._pair_memo.get  # a small policy's few words recur on every line: ``com``
             prev = -2
             for p in at:
                 # (p - 1, p) unless p - 1 is a vocabulary word (then it was (prev, prev + 1)); (p, p + 1)
                 for i in ((p - 1, p) if p > 0 and p - 1 != prev else (p,)):
                     if i < last:
-                        for posting in postings(words[i], words[i + 1]):
-                            self._place(words, posting, i, ctx)
+                        pair = (words[i], words[i + 1])
+                        got = memo(pair)
+                        for posting in postings(*pair) if got is None else got:
+                            place(words, posting, i, ctx)
                 prev = p
             return
         gate = self._gate
@@ -312,7 +315,7 @@ class FuzzyIndex:
         # policy's vocabulary holds most words of a customer export: most pairs find nothing)
         for i in gate.open_pairs(words, at):
             for posting in postings(words[i], words[i + 1]):
-                self._place(words, posting, i, ctx)
+                place(words, posting, i, ctx)
 
     def _pair_postings(self, first: str, second: str) -> tuple[_Posting, ...]:
         """The postings of the indexed pairs two adjacent text words stand for, as written or within
