@@ -20,10 +20,11 @@ Every occurrence is verified, so a text with the exact value and a typo'd one yi
 where the value itself occurs (the caller's ``covered``: nothing found there would be kept). Per-word
 edit look-ups are memoized per index (prose repeats its words), and at a large index the pairs pass
 a gate in C first (:mod:`tpguard._fuzzy_gate`), so the cost per text word is a few dictionary
-look-ups. Not yet flat in atoms on text made of the atoms' own words: a 1 MB customer export whose
-names, streets and domains are the policy's costs ~4.8x more at 100k atoms than at 10 (issue 33;
-the street pairs every line hits, each a posting of a dozen atoms, and their digit filter, are
-most of it), where it cost ~6x before the gate.
+look-ups. Not yet flat in atoms on text made of the atoms' own words: on a 1 MB customer export whose
+names, streets and domains are the policy's, the fuzzy pass costs ~4x at 100k atoms what the
+whole check costs at 10 (issue 33: gating ~170k word pairs in C, ~2,200 real near misses to align;
+it was ~6x: the street pair every line hits, a posting of a dozen atoms, is now dropped by one
+Aho-Corasick pass over its window's digits).
 """
 
 from __future__ import annotations
@@ -291,7 +292,9 @@ class FuzzyIndex:
         finds a posting costs a look-up in Python — a name word beside the next word of the prose,
         or a first and a last name no atom has together, cost none. A text with only a few
         vocabulary words (a note), or an index with a small vocabulary (whose pairs the memo of
-        :meth:`_pair_postings` mostly answers), looks its pairs up directly: the gate costs more."""
+        :meth:`_pair_postings` mostly answers), looks its pairs up directly: the gate costs more.
+        ``known``: the atoms with known value occurrences, whose places dropped for their digits
+        are kept in ``doomed`` (:meth:`_place`)."""
         postings, place = self._pair_postings, self._place
         ctx: _Scan = (hits, {}, doomed, known or {})
         if len(at) < _GATE_FROM or len(self._vocab) < _GATE_VOCAB:
@@ -440,14 +443,22 @@ class FuzzyIndex:
         each distinct window once, and pays one slice and one look-up per further occurrence."""
         last = len(ws) - 1
         keys = self.keys
-        # the offsets of the words up to the widest window's last word (``_align``) and no further
-        reach = min(last, max(first + keys[idx][2] for idx, first in hits) + 1)
-        starts = _first_starts(spaced, ws, reach + 1) if reach < _FIND_STARTS else _word_starts(spaced)
         needed = self._pairs_needed()
+        # only the places with enough pair hits are aligned (a small policy's e-mail address places
+        # one on every line of an export by its domain pair alone: ~9,400 of them, 59 aligned)
+        todo = [place for place, ks in hits.items() if len(ks) >= needed.get(place[0], 1)]
+        if not todo:
+            return
+        # the offsets of the words up to the widest window's last word (``_align``) and no further;
+        # a place before the text's first word (a pair of the atom's middle at the text's start)
+        # reads ``starts[-1]``, so then the offsets reach as far as they did for every place
+        widest = hits if min(first for _, first in todo) < 0 else todo
+        reach = min(last, max(first + keys[idx][2] for idx, first in widest) + 1)
+        starts = _first_starts(spaced, ws, reach + 1) if reach < _FIND_STARTS else _word_starts(spaced)
         outcomes: dict[tuple[int, str, int, int], tuple[int, int, float] | None] = {}
         state: _Verify = ({}, {} if _DIGITS.search(s) else _NO_DIGITS, {})
-        for (idx, first), ks in hits.items():
-            if len(ks) < needed.get(idx, 1) or (covered and (idx, starts[first]) in covered):
+        for idx, first in todo:
+            if covered and (idx, starts[first]) in covered:
                 continue
             npairs = self.keys[idx][2]
             # the aligned words first: when they reach the threshold, the wider windows are never

@@ -1,8 +1,9 @@
 """The fuzzy pass's cheaper paths for a long text at a large policy (issue 33, item 3) give the old
 code's findings: the posting-wide digit prefilter of ``FuzzyIndex._place`` (one Aho-Corasick pass
 over the digits of the union of a posting's windows), dropped places kept only for atoms with
-known occurrences, the direct pair look-ups read from the memo in C, the pair gate of a text made
-mostly of vocabulary words, and ``digits_of`` of an ASCII text by ``bytes.translate``.
+known occurrences, the direct pair look-ups reading the pair memo inline, the pair gate of a text made
+mostly of vocabulary words, only the places with enough pair hits aligned (``_verify``), and
+``digits_of`` of an ASCII text by ``bytes.translate``.
 
 The reference below is the code these replaced (``tpguard/_fuzzy_index.py`` and
 ``tpguard/_normalize.py`` at fdfc457), kept verbatim but for names."""
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Container
 from itertools import compress
 
 import pytest
@@ -76,6 +78,38 @@ def _old_place(self: FuzzyIndex, words: list[str], posting: tuple, i: int, ctx: 
             hits.setdefault((idx, first), set()).add(k)
 
 
+def _old_verify(self: FuzzyIndex, s: str, spaced: str, ws: list[str], hits: dict, emit: Callable,
+                covered: Container) -> None:
+    last = len(ws) - 1
+    keys = self.keys
+    reach = min(last, max(first + keys[idx][2] for idx, first in hits) + 1)
+    starts = fuzzy_index._first_starts(spaced, ws, reach + 1) if reach < fuzzy_index._FIND_STARTS \
+        else fuzzy_index._word_starts(spaced)
+    needed = self._pairs_needed()
+    outcomes: dict = {}
+    state = ({}, {} if fuzzy_index._DIGITS.search(s) else fuzzy_index._NO_DIGITS, {})
+    for (idx, first), ks in hits.items():
+        if len(ks) < needed.get(idx, 1) or (covered and (idx, starts[first]) in covered):
+            continue
+        npairs = self.keys[idx][2]
+        z = min(last, first + npairs)
+        a_start, a_end = starts[first], starts[z] + len(ws[z])
+        score = self._aligned(idx, s[a_start:a_end], state)
+        if score:
+            emit(idx, a_start, a_end, score)
+            continue
+        lo = first - 1 if first > 0 else 0
+        hi = min(last, first + npairs + 1)
+        base = starts[lo]
+        memo = (idx, s[base : starts[hi] + len(ws[hi])], first - lo, hi - first)
+        if memo in outcomes:
+            got = outcomes[memo]
+        else:
+            got = outcomes[memo] = self._align(idx, first, s, ws, starts, base, state, last)
+        if got is not None:
+            emit(idx, base + got[0], base + got[1], got[2])
+
+
 # Postings of many atoms that differ by their numbers (the digit filter and its prefilter), a
 # posting mixing them with an atom without digits (no prefilter), names and e-mail addresses.
 _ATOMS = [
@@ -123,6 +157,7 @@ def _findings(detector: Detector, text: str) -> list[tuple]:
 def _reference(text: str) -> list[tuple]:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(FuzzyIndex, "_pair_hits", _old_pair_hits)
+        mp.setattr(FuzzyIndex, "_verify", _old_verify)
         return _findings(Detector(_ATOMS), text)
 
 
