@@ -20,10 +20,11 @@ Every occurrence is verified, so a text with the exact value and a typo'd one yi
 where the value itself occurs (the caller's ``covered``: nothing found there would be kept). Per-word
 edit look-ups are memoized per index (prose repeats its words), and at a large index the pairs pass
 a gate in C first (:mod:`tpguard._fuzzy_gate`), so the cost per text word is a few dictionary
-look-ups. Not yet flat in atoms on text made of the atoms' own words: a 1 MB customer export whose
-names, streets and domains are the policy's costs ~4.8x more at 100k atoms than at 10 (issue 33;
-the street pairs every line hits, each a posting of a dozen atoms, and their digit filter, are
-most of it), where it cost ~6x before the gate.
+look-ups. Not yet flat in atoms on text made of the atoms' own words: on a 1 MB customer export whose
+names, streets and domains are the policy's, ``check_result`` costs ~3.4x at 100k atoms what it
+costs at 10, ~3.7x before the street pair every line hits (a posting of a dozen atoms) was
+dropped by one Aho-Corasick pass over its window's digits (issue 33, docs/perf.md
+"perf-export": what is left is gating ~170k word pairs in C and ~2,200 real near misses).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from itertools import accumulate, compress, repeat
 from operator import add
 
+import ahocorasick
 from rapidfuzz import fuzz
 
 from ._digits import skeleton_key
@@ -132,11 +134,15 @@ _Posting = Sequence[tuple[int, int]]
 #: places a posting dropped for their digits: (its atoms, which of them were kept, first word)
 _Doomed = list[tuple[tuple[int, ...], list[bool], int]]
 #: one scan's state: candidate places → pair indices hit, window digits by (first word, pairs),
-#: places dropped for their digits
-_Scan = tuple[dict[tuple[int, int], set[int]], dict[tuple[int, int], str], _Doomed]
-#: a posting's atoms grouped by (pair index in the atom, the atom's pairs): the group's atoms, and
-#: the digits of each one's key
-_Group = tuple[int, int, tuple[int, ...], tuple[str, ...]]
+#: places dropped for their digits (only those of atoms in the last item, ``known``)
+_Scan = tuple[dict[tuple[int, int], set[int]], dict[tuple[int, int], str], _Doomed, Mapping[int, int]]
+#: a posting's atoms grouped by (pair index in the atom, the atom's pairs): the group's atoms, the
+#: digits of each one's key, and whether any of them has digits (else the filter keeps them all)
+_Group = tuple[int, int, tuple[int, ...], tuple[str, ...], bool]
+#: a posting's groups, its atoms; when every atom has digits, an automaton of their digits and the
+#: words the union of its places' widest windows reaches before and after the pair's first word
+#: (else ``None``)
+_Grouped = tuple[tuple[_Group, ...], tuple[int, ...], "ahocorasick.Automaton | None", int, int]
 
 
 #: one verification's memos: a place's windows, a window text's digits, a (key, window) score
@@ -167,7 +173,7 @@ class FuzzyIndex:
         self._near: dict[str, tuple[int, ...]] = {}
         self._pair_memo: dict[tuple[str, str], tuple[_Posting, ...]] = {}
         self._gate: PairGate | None = None  # built at the first scan after an add
-        self._groups: dict[int, tuple[_Posting, tuple[_Group, ...]]] = {}
+        self._groups: dict[int, tuple[_Posting, _Grouped]] = {}
 
     def __bool__(self) -> bool:
         return bool(self.keys)
@@ -262,7 +268,7 @@ class FuzzyIndex:
             # indices of the text words that are atom words, found in C (a few per text)
             at = list(compress(range(len(ws)), map(vocab.__contains__, ws)))
             if at:
-                self._pair_hits(ws, at, hits, doomed)
+                self._pair_hits(ws, at, hits, doomed, known)
         if self._singles:
             near = self._within_one_edit
             for i, w in enumerate(ws):
@@ -277,6 +283,7 @@ class FuzzyIndex:
 
     def _pair_hits(
         self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]], doomed: _Doomed,
+        known: Mapping[int, int] | None = None,
     ) -> None:
         """Adjacent text words, one of them a vocabulary word (``at``: their indices), the other
         as written or within one edit: each indexed pair places an occurrence (atom, first text
@@ -285,18 +292,23 @@ class FuzzyIndex:
         finds a posting costs a look-up in Python — a name word beside the next word of the prose,
         or a first and a last name no atom has together, cost none. A text with only a few
         vocabulary words (a note), or an index with a small vocabulary (whose pairs the memo of
-        :meth:`_pair_postings` mostly answers), looks its pairs up directly: the gate costs more."""
-        postings = self._pair_postings
-        ctx: _Scan = (hits, {}, doomed)
+        :meth:`_pair_postings` mostly answers), looks its pairs up directly: the gate costs more.
+        ``known``: the atoms with known value occurrences, whose places dropped for their digits
+        are kept in ``doomed`` (:meth:`_place`)."""
+        postings, place = self._pair_postings, self._place
+        ctx: _Scan = (hits, {}, doomed, known or {})
         if len(at) < _GATE_FROM or len(self._vocab) < _GATE_VOCAB:
             last = len(words) - 1
+            memo = self._pair_memo.get  # a small policy's few words recur on every line: ``com``
             prev = -2
             for p in at:
                 # (p - 1, p) unless p - 1 is a vocabulary word (then it was (prev, prev + 1)); (p, p + 1)
                 for i in ((p - 1, p) if p > 0 and p - 1 != prev else (p,)):
                     if i < last:
-                        for posting in postings(words[i], words[i + 1]):
-                            self._place(words, posting, i, ctx)
+                        pair = (words[i], words[i + 1])
+                        got = memo(pair)
+                        for posting in postings(*pair) if got is None else got:
+                            place(words, posting, i, ctx)
                 prev = p
             return
         gate = self._gate
@@ -306,7 +318,7 @@ class FuzzyIndex:
         # policy's vocabulary holds most words of a customer export: most pairs find nothing)
         for i in gate.open_pairs(words, at):
             for posting in postings(words[i], words[i + 1]):
-                self._place(words, posting, i, ctx)
+                place(words, posting, i, ctx)
 
     def _pair_postings(self, first: str, second: str) -> tuple[_Posting, ...]:
         """The postings of the indexed pairs two adjacent text words stand for, as written or within
@@ -343,10 +355,13 @@ class FuzzyIndex:
         more than ``_MAX_POSTING`` atoms places none. In a posting of several atoms, an atom whose
         digits do not occur among the digits of the place's widest window (one word more at
         either end) is not placed: it could not pass :meth:`_verify`'s digit rule (24 streets
-        named "David Wells" differ by their number: 23 are dropped here, by one ``map`` of
-        substring tests in C per group of the posting, :meth:`_grouped`). A dropped place still
-        counts as a place (``doomed``), so the known-occurrence rule of :meth:`scan` sees the same
-        places as if it had been aligned."""
+        named "David Wells" differ by their number: 23 are dropped here, by one Aho-Corasick pass
+        over the digits of the union of the posting's windows, then one ``map`` of substring tests
+        in C per group of the posting when that pass finds one, :meth:`_grouped`). A dropped place still
+        counts as a place for the known-occurrence rule of :meth:`scan`, which counts the places
+        of the atoms in ``known`` only: the dropped places are kept (``doomed``) for a group
+        holding one of those, and forgotten for any other (most of them, at a large policy: the
+        street pair every line of a customer export hits)."""
         if len(posting) > _MAX_POSTING:
             return
         hits = ctx[0]
@@ -354,24 +369,50 @@ class FuzzyIndex:
             for idx, k in posting:
                 hits.setdefault((idx, i - k), set()).add(k)
             return
-        digits, doomed = ctx[1], ctx[2]
-        for k, npairs, atoms, key_digits in self._grouped(posting):
+        groups, all_atoms, finder, back, ahead = self._grouped(posting)
+        if finder is not None:
+            # One test for the whole posting first: the union of its groups' widest windows holds
+            # each of them (its digits hold theirs), so a key whose digits it lacks is dropped by
+            # its own group's window too; whether it holds any key's digits is one Aho-Corasick
+            # pass over a few digits (a substring test per key cost 2.5 µs for a street's two
+            # dozen atoms). At a large policy most postings end here: a customer export's street
+            # pair, beside a number none of the street's atoms has.
+            lo = i - back
+            around = digits_of(" ".join(words[lo if lo > 0 else 0 : i + ahead]))
+            if next(finder.iter(around), None) is None:
+                known = ctx[3]
+                if known and not known.keys().isdisjoint(all_atoms):
+                    ctx[2].extend((g[2], [False] * len(g[2]), i - g[0]) for g in groups)
+                return
+        self._place_groups(words, groups, i, ctx)
+
+    @staticmethod
+    def _place_groups(words: list[str], groups: tuple[_Group, ...], i: int, ctx: _Scan) -> None:
+        """:meth:`_place` of a posting's groups, each by the digits of its own widest window."""
+        hits, digits, doomed, known = ctx
+        for k, npairs, atoms, key_digits, filtered in groups:
             first = i - k
-            around = digits.get((first, npairs))
-            if around is None:  # every window _verify aligns lies inside this one
-                lo = max(0, first - 1)
-                around = digits[(first, npairs)] = digits_of(" ".join(words[lo : max(lo + 1, first + npairs + 2)]))
-            keep = list(map(around.__contains__, key_digits))  # "" (no digits) is in every window
             kept: Iterable[int] = atoms
-            if not all(keep):
-                doomed.append((atoms, keep, first))
-                kept = compress(atoms, keep)
+            if filtered:  # some atom of the group has digits ("" is in every window)
+                around = digits.get((first, npairs))
+                if around is None:  # every window _verify aligns lies inside this one
+                    lo = max(0, first - 1)
+                    around = digits[(first, npairs)] = digits_of(" ".join(words[lo : max(lo + 1, first + npairs + 2)]))
+                keep = list(map(around.__contains__, key_digits))
+                if not all(keep):
+                    if known and not known.keys().isdisjoint(atoms):
+                        doomed.append((atoms, keep, first))
+                    if not any(keep):
+                        continue
+                    kept = compress(atoms, keep)
             for idx in kept:
                 hits.setdefault((idx, first), set()).add(k)
 
-    def _grouped(self, posting: _Posting) -> tuple[_Group, ...]:
+    def _grouped(self, posting: _Posting) -> _Grouped:
         """A posting's atoms grouped by where the pair sits in them (they share a place and its
-        window), memoized per posting until the next :meth:`add`."""
+        window), memoized per posting until the next :meth:`add`; and the posting's prefilter
+        (:meth:`_place`): a group's widest window, placed by a pair at word ``i``, runs from word
+        ``max(0, i - k - 1)`` up to word ``i - k + npairs + 2`` (excluded)."""
         got = self._groups.get(id(posting))
         if got is not None and got[0] is posting:
             return got[1]
@@ -381,9 +422,17 @@ class FuzzyIndex:
             atoms, digits = groups.setdefault((k, npairs), ([], []))
             atoms.append(idx)
             digits.append(key_digits)
-        out = tuple((k, n, tuple(a), tuple(d)) for (k, n), (a, d) in groups.items())
-        self._groups[id(posting)] = (posting, out)
-        return out
+        out = tuple((k, n, tuple(a), tuple(d), any(d)) for (k, n), (a, d) in groups.items())
+        grouped: _Grouped = (out, (), None, 0, 0)
+        if all(all(g[3]) for g in out):  # every key has digits (else some atom is always kept)
+            finder = ahocorasick.Automaton()
+            for d in {d for g in out for d in g[3]}:
+                finder.add_word(d, d)
+            finder.make_automaton()
+            grouped = (out, tuple(idx for idx, _ in posting), finder, max(k + 1 for k, *_ in out),
+                       max(n - k + 2 for k, n, *_ in out))
+        self._groups[id(posting)] = (posting, grouped)
+        return grouped
 
     def _verify(self, s: str, spaced: str, ws: list[str], hits: dict[tuple[int, int], set[int]],
                 emit: Callable[[int, int, int, float], None], covered: Container[tuple[int, int]]) -> None:
@@ -394,14 +443,22 @@ class FuzzyIndex:
         each distinct window once, and pays one slice and one look-up per further occurrence."""
         last = len(ws) - 1
         keys = self.keys
-        # the offsets of the words up to the widest window's last word (``_align``) and no further
-        reach = min(last, max(first + keys[idx][2] for idx, first in hits) + 1)
-        starts = _first_starts(spaced, ws, reach + 1) if reach < _FIND_STARTS else _word_starts(spaced)
         needed = self._pairs_needed()
+        # only the places with enough pair hits are aligned (a small policy's e-mail address places
+        # one on every line of an export by its domain pair alone: ~9,400 of them, 59 aligned)
+        todo = [place for place, ks in hits.items() if len(ks) >= needed.get(place[0], 1)]
+        if not todo:
+            return
+        # the offsets of the words up to the widest window's last word (``_align``) and no further;
+        # a place before the text's first word (a pair of the atom's middle at the text's start)
+        # reads ``starts[-1]``, so then the offsets reach as far as they did for every place
+        widest = hits if min(first for _, first in todo) < 0 else todo
+        reach = min(last, max(first + keys[idx][2] for idx, first in widest) + 1)
+        starts = _first_starts(spaced, ws, reach + 1) if reach < _FIND_STARTS else _word_starts(spaced)
         outcomes: dict[tuple[int, str, int, int], tuple[int, int, float] | None] = {}
         state: _Verify = ({}, {} if _DIGITS.search(s) else _NO_DIGITS, {})
-        for (idx, first), ks in hits.items():
-            if len(ks) < needed.get(idx, 1) or (covered and (idx, starts[first]) in covered):
+        for idx, first in todo:
+            if covered and (idx, starts[first]) in covered:
                 continue
             npairs = self.keys[idx][2]
             # the aligned words first: when they reach the threshold, the wider windows are never

@@ -98,8 +98,16 @@ def normalize_key(s: str) -> str:
     return " ".join(normalize(s).text.split())
 
 
+#: every byte but the ASCII digits: what ``bytes.translate`` deletes from an ASCII text
+_NON_DIGIT_BYTES = bytes(b for b in range(256) if not 0x30 <= b <= 0x39)
+
+
 def digits_of(s: str) -> str:
-    """ASCII digits of ``s`` (full-width and other Unicode decimal digits included)."""
+    """ASCII digits of ``s`` (full-width and other Unicode decimal digits included). An ASCII text
+    (``\\d`` matches only ``0-9`` there) keeps its digits by one ``bytes.translate``: a third of the
+    regex ``sub``'s cost on a short window, and the fuzzy pass asks for one per candidate window."""
+    if s.isascii():
+        return s.encode("ascii").translate(None, _NON_DIGIT_BYTES).decode("ascii")
     d = _NON_DIGIT.sub("", s)
     return d if d.isascii() else "".join(str(unicodedata.digit(c)) for c in d)
 
