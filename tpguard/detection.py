@@ -30,11 +30,13 @@ fuzzy outcomes are memoized per distinct window).
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Container, Iterable
 from functools import partial
 from itertools import repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import ahocorasick
@@ -60,6 +62,7 @@ _MANY = 16  # from this many counted hits, they are counted per distinct key in 
 MEMO_LEN = 64  # texts up to this long are memoized per detector
 _MEMO_SIZE = 4096
 _MIN_KEY = 3
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _NAME_WORD = re.compile(r"[^\W\d_]+(?:['.\-][^\W\d_]+)*")
 
 
@@ -162,6 +165,60 @@ def _shared(pool: dict[tuple[Any, ...], tuple[Any, ...]], value: tuple[Any, ...]
     return pool.setdefault(value, value)
 
 
+# A key's automaton value is its row number (``STORE_INTS``: no Python object per key); the row,
+# one int64 of ``_key_rows``, packs what a hit needs. Issue 33: at 100k atoms the 243k keys' value
+# tuples, entry tuples and atom ints were ~48 MB of the guard's ~300 MB; the rows are 2 MB.
+# A key of one entry (almost all: each atom's value, aliases, swapped and joined forms) is packed:
+#   bits 0–19 its length · 20 left end is a word character · 21 right end is one ·
+#   22–24 its method (``_METHOD_CODES``) · 25 it covers its atom (``known``) · 26 it places its atom
+#   (``placed``) · 27– its atom.
+# Any other key (several entries, longer than ``_LENGTH``, other counts) has a negative row,
+# ``~i``: ``_key_general[i]`` is its value as a tuple ``(length, left_word, right_word, entries,
+# counts)`` — the form every key had before, which :meth:`Detector._key_value` rebuilds for a row.
+_LENGTH = (1 << 20) - 1
+_LEFT, _RIGHT = 1 << 20, 1 << 21
+_METHOD_SHIFT = 22
+_COVERS, _PLACES = 1 << 25, 1 << 26
+_COUNTS = _COVERS | _PLACES
+_ATOM_SHIFT = 27
+_METHOD_CODES = ("exact", "alias", "masked", "normalized", "semantic")
+#: (method, priority) of each method code
+_ENTRY_FIELDS = tuple((m, _PRIORITY[m]) for m in _METHOD_CODES)
+
+
+def _key_automaton(table: dict[str, list[_Entry]], covering: set[str],
+                   placing: dict[str, list[int]]) -> tuple[Any, array[int], list[tuple[Any, ...]]]:
+    """The key automaton (values: row numbers), its rows and its general values (see above), from
+    ``table``, which it empties as it goes (each key's entries freed as soon as it is added: the
+    nodes reuse their memory). O(total length of the keys)."""
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    rows: array[int] = array("q")
+    general: list[tuple[Any, ...]] = []
+    # General values as plain tuples of ints and strings, equal ones shared: the garbage collector
+    # does not track such tuples (never a named tuple's), so full collections do not traverse them.
+    shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    while table:
+        key, entries = table.popitem()
+        length, left, right = len(key), key[0].isalnum(), key[-1].isalnum()
+        covers = tuple(e.atom for e in entries) if key in covering else ()
+        places = tuple(placing.get(key, ()))
+        atom = entries[0].atom
+        if (len(entries) == 1 and length <= _LENGTH and covers in ((), (atom,))
+                and places in ((), (atom,))):
+            row = (atom << _ATOM_SHIFT | _METHOD_CODES.index(entries[0].method) << _METHOD_SHIFT
+                   | length | (_LEFT if left else 0) | (_RIGHT if right else 0)
+                   | (_COVERS if covers else 0) | (_PLACES if places else 0))
+        else:
+            counts = _shared(shared, (covers, places)) if covers or places else None
+            plain = _shared(shared, tuple(_shared(shared, tuple(e)) for e in entries))
+            row = ~len(general)
+            general.append((length, left, right, plain, counts))
+        automaton.add_word(key, len(rows))
+        rows.append(row)
+    automaton.make_automaton()
+    return automaton, rows, general
+
+
 class Detector:
     """Finds registered private atoms in tool-call arguments.
 
@@ -186,6 +243,8 @@ class Detector:
         self.pii = pii
         self.undetectable: tuple[str, ...] = ()
         self._automaton: Any = None
+        self._key_rows: array[int] = array("q")  # per key of the automaton (``_key_automaton``)
+        self._key_general: list[tuple[Any, ...]] = []
         #: per atom index: its value, and the fields every finding of it starts with
         self._values = [a.value for a in self.atoms]
         #: the values, ``None`` for one whose every occurrence in a text with its own offsets is the
@@ -218,6 +277,7 @@ class Detector:
         covering: set[str] = set()  # keys whose exact occurrences are skeleton hits (SkeletonIndex.add)
         placing: dict[str, list[int]] = {}  # a fuzzy atom's value key → the atoms it places (FuzzyIndex)
         joined: dict[str, set[int]] = {}  # a key's words run together → the atoms it stands for
+        fuzzy: list[tuple[int, str]] = []  # (atom, normalized value) for the fuzzy index
         undetectable = []
         normalized = _PRIORITY["normalized"]
         for idx, atom in enumerate(self.atoms):
@@ -233,29 +293,22 @@ class Detector:
                 for form in _joined(key):
                     joined.setdefault(form, set()).add(idx)
             if self.fuzzy and fuzzy_eligible(norm_value):
-                self._fuzzy.add(idx, norm_value)
+                fuzzy.append((idx, norm_value))
                 placing.setdefault(norm_value, []).append(idx)
         for form, idxs in joined.items():
             have = {e.atom for e in table.get(form, ())}
             table.setdefault(form, []).extend(_Entry(i, "normalized", normalized) for i in sorted(idxs - have))
         self.undetectable = tuple(undetectable)
+        if table:  # (empties the table: the memory of its entries goes to the automaton's nodes)
+            self._automaton, self._key_rows, self._key_general = _key_automaton(table, covering, placing)
+        # What lives on is built after the table's temporaries are gone, in the memory they held
+        # (issue 33: built among them, it kept ~40 MB of half-empty pools resident at 100k atoms).
+        del table, joined, placing, covering
+        for idx, norm_value in fuzzy:
+            self._fuzzy.add(idx, norm_value)
+        del fuzzy
         self._fuzzy.freeze()
         self._skeleton.build()
-        if table:
-            automaton = ahocorasick.Automaton()
-            # Values as plain tuples of ints and strings, equal ones shared: the garbage collector
-            # stops tracking such tuples (never a named tuple's), so a 100k-atom detector's ~700k
-            # value tuples are not traversed by every full collection of the process (issue 33:
-            # ~0.4 CPU-s of a 1 MB check at 100k atoms), and the atoms' keys share their entries.
-            shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-            for key, entries in table.items():
-                covers = tuple(e.atom for e in entries) if key in covering else ()
-                places = tuple(placing.get(key, ()))
-                counts = _shared(shared, (covers, places)) if covers or places else None
-                plain = _shared(shared, tuple(_shared(shared, tuple(e)) for e in entries))
-                automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), plain, counts))
-            automaton.make_automaton()
-            self._automaton = automaton
 
     def _add_keys(self, idx: int, atom: PrivateAtom, table: dict[str, list[_Entry]],
                   covering: set[str]) -> tuple[str | None, list[str]]:
@@ -372,34 +425,92 @@ class Detector:
         values = self._values
         to_original = None if norm.identity else norm.to_original
         hits = list(self._automaton.iter(s))
-        if len(hits) >= _bulk.BULK:  # a text repeating a few keys: its hits checked in C
-            many = None if to_original is None else norm.to_original_many
-            got = _bulk.key_matches(text, s, hits, self._bulk_values if many is None else values, many,
-                                    ("normalized", _NORMALIZED), raw)
-            if got is not None:
-                _count(got, known, placed)
-                return
-        counted = []  # the accepted hits' automaton values that count (for ``known``/``placed``)
-        for end, value in hits:
-            length, left_word, right_word, entries, counts = value
-            start = end - length + 1
-            if left_word and start > 0 and s[start - 1].isalnum():
+        if len(hits) >= _bulk.BULK and self._match_bulk(text, norm, hits, raw, known, placed):
+            return
+        key_rows, general = self._key_rows, self._key_general
+        counted: list[tuple[tuple[int, ...], tuple[int, ...]]] = []  # accepted hits' counts
+        for end, row in hits:
+            packed = key_rows[row]
+            if packed < 0:
+                self._general_hit(text, norm, end, general[~packed], raw, counted, covered)
+                continue
+            start = end - (packed & _LENGTH) + 1
+            if packed & _LEFT and start > 0 and s[start - 1].isalnum():
                 continue
             end += 1
-            if right_word and end < n and s[end].isalnum():
+            if packed & _RIGHT and end < n and s[end].isalnum():
                 continue
             o_start, o_end = (start, end) if to_original is None else to_original(start, end)
-            for atom, method, priority in entries:
-                if method == "exact" and text[o_start:o_end] != values[atom]:
-                    method, priority = "normalized", _NORMALIZED
-                raw.append((atom, o_start, o_start - o_end, priority, method, o_end, 1.0))
-            if counts:
-                counted.append(counts)
-                if covered is not None:
-                    for atom in counts[1]:
-                        covered.add((atom, start))
+            atom = packed >> _ATOM_SHIFT
+            method, priority = _ENTRY_FIELDS[packed >> _METHOD_SHIFT & 7]
+            if method == "exact" and text[o_start:o_end] != values[atom]:
+                method, priority = "normalized", _NORMALIZED
+            raw.append((atom, o_start, o_start - o_end, priority, method, o_end, 1.0))
+            if packed & _COUNTS:
+                one = (atom,)
+                counted.append((one if packed & _COVERS else (), one if packed & _PLACES else ()))
+                if covered is not None and packed & _PLACES:
+                    covered.add((atom, start))
         if counted:  # per distinct value (in C when many: a text of one atom repeated counts it once)
             _count(Counter(counted).items() if len(counted) > _MANY else zip(counted, repeat(1)), known, placed)
+
+    def _general_hit(self, text: str, norm: Normalized, end: int, value: tuple[Any, ...], raw: list,
+                     counted: list[Any], covered: set[tuple[int, int]] | None) -> None:
+        """:meth:`_match_keys` for one hit (its last character at ``end``) of a key with a general
+        value (several entries: a key two atoms share, a joined form that is another atom's key)."""
+        s = norm.text
+        length, left_word, right_word, entries, counts = value
+        start = end - length + 1
+        if left_word and start > 0 and s[start - 1].isalnum():
+            return
+        end += 1
+        if right_word and end < len(s) and s[end].isalnum():
+            return
+        o_start, o_end = (start, end) if norm.identity else norm.to_original(start, end)
+        values = self._values
+        for atom, method, priority in entries:
+            if method == "exact" and text[o_start:o_end] != values[atom]:
+                method, priority = "normalized", _NORMALIZED
+            raw.append((atom, o_start, o_start - o_end, priority, method, o_end, 1.0))
+        if counts:
+            counted.append(counts)
+            if covered is not None:
+                for atom in counts[1]:
+                    covered.add((atom, start))
+
+    def _match_bulk(self, text: str, norm: Normalized, hits: list[tuple[int, int]], raw: list,
+                    known: dict[int, int], placed: dict[int, int]) -> bool:
+        """:meth:`_match_keys` of a text repeating a few keys (≥ ``_bulk.BULK`` hits of at most
+        ``_bulk.MAX_KEYS`` keys): the hits checked in C by :func:`_bulk.key_matches`, on the keys'
+        values as tuples; False (nothing done) for hits of more keys."""
+        rows = list(map(_SECOND, hits))
+        distinct = set(rows)
+        if len(distinct) > _bulk.MAX_KEYS:
+            return False
+        value = {row: self._key_value(row) for row in distinct}
+        valued = list(zip(map(_FIRST, hits), map(value.__getitem__, rows), strict=True))
+        many = None if norm.identity else norm.to_original_many
+        got = _bulk.key_matches(text, norm.text, valued, self._bulk_values if many is None else self._values,
+                                many, ("normalized", _NORMALIZED), raw)
+        if got is None:
+            return False
+        _count(got, known, placed)
+        return True
+
+    def _key_value(self, row: int) -> tuple[Any, ...]:
+        """The value of the key at ``row`` as a tuple ``(length, left_word, right_word, entries,
+        counts)``: the general form (module comment at ``_LENGTH``), for :func:`_bulk.key_matches`
+        and the tests."""
+        packed = self._key_rows[row]
+        if packed < 0:
+            return self._key_general[~packed]
+        atom = packed >> _ATOM_SHIFT
+        method, priority = _ENTRY_FIELDS[packed >> _METHOD_SHIFT & 7]
+        one = (atom,)
+        counts = ((one if packed & _COVERS else (), one if packed & _PLACES else ())
+                  if packed & _COUNTS else None)
+        return (packed & _LENGTH, bool(packed & _LEFT), bool(packed & _RIGHT), ((atom, method, priority),),
+                counts)
 
     def _match_fuzzy(self, norm: Normalized, raw: list, placed: dict[int, int],
                      covered: set[tuple[int, int]]) -> None:
