@@ -154,10 +154,25 @@ class Finding(NamedTuple):
 new_finding = partial(tuple.__new__, Finding)
 
 
-class _Entry(NamedTuple):
-    atom: int
-    method: str
-    priority: int
+#: the build's table of keys: key → its entries, each ``atom << 3 | method code`` (``_METHOD_CODES``),
+#: one as an int, several in a list — a 100k-atom policy's 243k keys as ints, not lists of named
+#: tuples (the table's peak is what the process keeps resident: issue 33)
+_Table = dict[str, "int | list[int]"]
+
+
+def _put(table: _Table, key: str, entry: int) -> None:
+    """Add ``entry`` to the entries of ``key``."""
+    have = table.get(key)
+    if have is None:
+        table[key] = entry
+    elif type(have) is int:
+        table[key] = [have, entry]
+    else:
+        have.append(entry)  # type: ignore[union-attr]
+
+
+def _entries(have: int | list[int] | None) -> list[int]:
+    return [] if have is None else [have] if type(have) is int else have  # type: ignore[return-value]
 
 
 def _shared(pool: dict[tuple[Any, ...], tuple[Any, ...]], value: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -182,11 +197,12 @@ _COVERS, _PLACES = 1 << 25, 1 << 26
 _COUNTS = _COVERS | _PLACES
 _ATOM_SHIFT = 27
 _METHOD_CODES = ("exact", "alias", "masked", "normalized", "semantic")
+_METHOD_CODE = {m: i for i, m in enumerate(_METHOD_CODES)}
 #: (method, priority) of each method code
 _ENTRY_FIELDS = tuple((m, _PRIORITY[m]) for m in _METHOD_CODES)
 
 
-def _key_automaton(table: dict[str, list[_Entry]], covering: set[str],
+def _key_automaton(table: _Table, covering: set[str],
                    placing: dict[str, list[int]]) -> tuple[Any, array[int], list[tuple[Any, ...]]]:
     """The key automaton (values: row numbers), its rows and its general values (see above), from
     ``table``, which it empties as it goes (each key's entries freed as soon as it is added: the
@@ -198,19 +214,20 @@ def _key_automaton(table: dict[str, list[_Entry]], covering: set[str],
     # does not track such tuples (never a named tuple's), so full collections do not traverse them.
     shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
     while table:
-        key, entries = table.popitem()
+        key, have = table.popitem()
+        entries = _entries(have)
         length, left, right = len(key), key[0].isalnum(), key[-1].isalnum()
-        covers = tuple(e.atom for e in entries) if key in covering else ()
+        covers = tuple(e >> 3 for e in entries) if key in covering else ()
         places = tuple(placing.get(key, ()))
-        atom = entries[0].atom
+        atom = entries[0] >> 3
         if (len(entries) == 1 and length <= _LENGTH and covers in ((), (atom,))
                 and places in ((), (atom,))):
-            row = (atom << _ATOM_SHIFT | _METHOD_CODES.index(entries[0].method) << _METHOD_SHIFT
+            row = (atom << _ATOM_SHIFT | (entries[0] & 7) << _METHOD_SHIFT
                    | length | (_LEFT if left else 0) | (_RIGHT if right else 0)
                    | (_COVERS if covers else 0) | (_PLACES if places else 0))
         else:
             counts = _shared(shared, (covers, places)) if covers or places else None
-            plain = _shared(shared, tuple(_shared(shared, tuple(e)) for e in entries))
+            plain = _shared(shared, tuple(_shared(shared, (e >> 3, *_ENTRY_FIELDS[e & 7])) for e in entries))
             row = ~len(general)
             general.append((length, left, right, plain, counts))
         automaton.add_word(key, len(rows))
@@ -273,13 +290,13 @@ class Detector:
                 yield v, "semantic"
 
     def _compile(self) -> None:
-        table: dict[str, list[_Entry]] = {}
+        table: _Table = {}
         covering: set[str] = set()  # keys whose exact occurrences are skeleton hits (SkeletonIndex.add)
         placing: dict[str, list[int]] = {}  # a fuzzy atom's value key → the atoms it places (FuzzyIndex)
-        joined: dict[str, set[int]] = {}  # a key's words run together → the atoms it stands for
+        joined: _Table = {}  # a key's words run together → the atoms it stands for (repeats possible)
         fuzzy: list[tuple[int, str]] = []  # (atom, normalized value) for the fuzzy index
         undetectable = []
-        normalized = _PRIORITY["normalized"]
+        normalized = _METHOD_CODE["normalized"]
         for idx, atom in enumerate(self.atoms):
             norm_value, spaced = self._add_keys(idx, atom, table, covering)
             if norm_value is None:
@@ -287,17 +304,19 @@ class Detector:
                 continue
             if " " in norm_value:
                 for key in _swapped_names(atom.value):
-                    table.setdefault(key, []).append(_Entry(idx, "normalized", normalized))
+                    _put(table, key, idx << 3 | normalized)
                     spaced.append(key)
             for key in spaced:
                 for form in _joined(key):
-                    joined.setdefault(form, set()).add(idx)
+                    _put(joined, form, idx)
             if self.fuzzy and fuzzy_eligible(norm_value):
                 fuzzy.append((idx, norm_value))
                 placing.setdefault(norm_value, []).append(idx)
-        for form, idxs in joined.items():
-            have = {e.atom for e in table.get(form, ())}
-            table.setdefault(form, []).extend(_Entry(i, "normalized", normalized) for i in sorted(idxs - have))
+        while joined:
+            form, idxs = joined.popitem()
+            have = {e >> 3 for e in _entries(table.get(form))}
+            for i in sorted(set(_entries(idxs)) - have):
+                _put(table, form, i << 3 | normalized)
         self.undetectable = tuple(undetectable)
         if table:  # (empties the table: the memory of its entries goes to the automaton's nodes)
             self._automaton, self._key_rows, self._key_general = _key_automaton(table, covering, placing)
@@ -310,7 +329,7 @@ class Detector:
         self._fuzzy.freeze()
         self._skeleton.build()
 
-    def _add_keys(self, idx: int, atom: PrivateAtom, table: dict[str, list[_Entry]],
+    def _add_keys(self, idx: int, atom: PrivateAtom, table: _Table,
                   covering: set[str]) -> tuple[str | None, list[str]]:
         """Index one atom's keys; ``(its normalized value, its multi-word keys)``, the value
         ``None`` when no key is long enough to detect."""
@@ -324,7 +343,7 @@ class Detector:
             if len(key) < _MIN_KEY:
                 continue
             usable = True
-            table.setdefault(key, []).append(_Entry(idx, method, _PRIORITY[method]))
+            _put(table, key, idx << 3 | _METHOD_CODE[method])
             if self._skeleton.add(idx, key, method):
                 covering.add(key)
             if method != "masked" and " " in key:
