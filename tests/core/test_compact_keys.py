@@ -16,13 +16,17 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
+import ahocorasick
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpguard import PrivateAtom
-from tpguard._normalize import normalize
+from tpguard._digits import SkeletonIndex, _digit_span, _Locator, _skeleton
+from tpguard._normalize import Normalized, normalize
 from tpguard.benchmark.perf._workload import make_atoms
 from tpguard.detection import Detector
 
@@ -186,6 +190,94 @@ def test_the_packed_rows_and_general_values_are_both_used() -> None:
     assert any(r < 0 for r in rows) and any(r >= 0 for r in rows)
     shared = _DET._key_value(_DET._automaton.get("maria gonzalez"))
     assert len(shared[3]) == 2  # two atoms' exact key: a general value
+
+
+class _TupleSkeleton(SkeletonIndex):
+    """The skeleton index as it was before its packed rows (fdfc457): each key's value the tuple
+    ``(length, entries)``; its known hits dropped per atom entry by entry."""
+
+    def build(self) -> None:
+        self._old = ahocorasick.Automaton()
+        for key, entries in self._keys.items():
+            self._old.add_word(key, (len(key), tuple(entries)))
+        self._old.make_automaton()
+
+    def scan(self, norm: Normalized, emit: Any, known: dict[int, int] | None = None) -> None:
+        skel = _skeleton(norm)
+        if not skel:
+            return
+        hits = list(self._old.iter(skel))
+        if hits and known:
+            count: Counter[int] = Counter()
+            for _, (_, entries) in hits:
+                count.update(e[1] for e in entries)
+            covered = {idx for idx, n in count.items() if n <= known.get(idx, 0)}
+            hits = [(end, (length, kept)) for end, (length, entries) in hits
+                    if (kept := tuple(e for e in entries if e[1] not in covered))]
+        if not hits:
+            return
+        s = norm.text
+        at = _Locator(norm).at
+        for end, (length, entries) in hits:
+            ns = at(end - length + 1)
+            ne = at(end) + 1
+            for entry in entries:
+                if entry[0] == "s":
+                    if (ns == 0 or not s[ns - 1].isalnum()) and (ne == len(s) or not s[ne].isalnum()):
+                        emit(entry[1], entry[2], ns, ne)
+                    continue
+                span = _digit_span(s, ns, ne, length, entry[3], entry[4])
+                if span is not None:
+                    emit(entry[1], entry[2], *span)
+
+
+_DIGIT_ATOMS = [a for a in _EXTRA if any(c.isdigit() for c in a.value)] + [
+    PrivateAtom(id="y-phone", type="phone", value="415 555 0199", aliases=["4155550199"]),
+    PrivateAtom(id="y-pin", type="pin", value="44-17"),
+    PrivateAtom(id="y-acct", type="account", value="AB12 CD34"),
+    PrivateAtom(id="y-id", type="customer_id", value="CUS-0012345"),
+]
+_SKEL_PIECES = st.sampled_from([
+    "415-555-0199", "4155550199", "(415) 555-0199", "+1 415 555 0199", "415.555.0199", "***-***-0199",
+    "4111 1111 1111 1111", "4111111111111111", "4111 **** **** 1111", "RX-88213", "RX88213", "rx 88213",
+    "+44 20 7946 0958", "0044 20 7946 0958", "$1,250.00", "1250", "1,250", "4417", "4 4 1 7", "44-17", "$44.17",
+    "AB12CD34", "ab12 cd34", "cus 0012345", "T2", "call", "x", "12", "-", "+", "(", ")", "é",
+])
+
+
+def _emitted(index: SkeletonIndex, text: str, known: dict[int, int] | None) -> list[tuple[int, str, int, int]]:
+    out: list[tuple[int, str, int, int]] = []
+    index.scan(normalize(text), lambda *hit: out.append(hit), known)
+    return out
+
+
+def _indexes() -> tuple[SkeletonIndex, SkeletonIndex]:
+    new, old = SkeletonIndex(), _TupleSkeleton()
+    for index in (new, old):
+        for idx, atom in enumerate(_DIGIT_ATOMS):
+            for key, method in Detector([atom])._keys(atom):
+                index.add(idx, normalize(key).text, method)
+        index.build()
+    return new, old
+
+
+_NEW_SKEL, _OLD_SKEL = _indexes()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_SKEL_PIECES, _GLUE), max_size=10),
+       st.dictionaries(st.integers(0, len(_DIGIT_ATOMS) - 1), st.integers(0, 3)))
+def test_packed_skeleton_rows_emit_as_the_tuple_values(parts: list[tuple[str, str]], known: dict[int, int]) -> None:
+    text = "".join(p + g for p, g in parts)
+    for k in (None, known):
+        assert _emitted(_NEW_SKEL, text, k) == _emitted(_OLD_SKEL, text, k)
+
+
+def test_a_skeleton_text_of_many_hits_is_counted_per_key() -> None:
+    text = " ".join(["415-555-0199", "4417", "RX-88213"] * 40)
+    for known in ({}, {0: 40}, {i: 40 for i in range(len(_DIGIT_ATOMS))}, {i: 200 for i in range(len(_DIGIT_ATOMS))}):
+        assert _emitted(_NEW_SKEL, text, known) == _emitted(_OLD_SKEL, text, known)
+    assert _NEW_SKEL._general and any(r >= 0 for r in _NEW_SKEL._rows)
 
 
 if __name__ == "__main__":
