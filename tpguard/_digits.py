@@ -40,7 +40,8 @@ from __future__ import annotations
 import re
 from array import array
 from collections import Counter
-from itertools import compress, repeat
+from collections.abc import Container
+from itertools import compress
 from operator import itemgetter
 from typing import Any
 
@@ -70,6 +71,7 @@ _THOUSANDS = frozenset({",", ".", "'", " ", "\u2019"})
 _CENTS = re.compile(r"[.,]00$")
 _PHONE_DIGITS = 7
 _MANY_HITS = 16  # from this many skeleton hits, known ones are counted per distinct key in C
+_SECOND = itemgetter(1)
 
 
 def is_numeric(key: str) -> bool:
@@ -202,9 +204,9 @@ class SkeletonIndex:
         if not skel:
             return
         hits = list(self._automaton.iter(skel))
-        skip = self._covered(hits, known) if hits and known else ()
-        if skip:
-            hits = self._unknown(hits, skip)
+        skip: Container[int] = ()
+        if hits and known:
+            hits, skip = self._unknown_hits(hits, known)
         if not hits:
             return
         s = norm.text
@@ -224,7 +226,8 @@ class SkeletonIndex:
                 if _word_bounded(s, ns, ne):
                     emit(packed >> _ATOM_SHIFT, _METHODS[packed >> _METHOD_SHIFT & 7], ns, ne)
                 continue
-            span = _digit_span(s, ns, ne, length, *groupings[packed >> _GROUPS_SHIFT & _GROUPS])
+            raw, joined = groupings[packed >> _GROUPS_SHIFT & _GROUPS]
+            span = _digit_span(s, ns, ne, length, raw, joined)
             if span is not None:
                 emit(packed >> _ATOM_SHIFT, _METHODS[packed >> _METHOD_SHIFT & 7], *span)
 
@@ -235,26 +238,42 @@ class SkeletonIndex:
             return (packed >> _ATOM_SHIFT,)
         return tuple(e[1] for e in self._general[~packed][1])
 
-    def _covered(self, hits: list[tuple[int, int]], known: dict[int, int]) -> set[int]:
-        """The atoms with no more hit entries than ``known`` occurrences: their hits are skipped.
-        The hits are counted per distinct key (``Counter`` over their rows, in C) when many: a text
-        of one number repeated costs a few C loops, not a Python turn per hit."""
+    def _unknown_hits(self, hits: list[tuple[int, int]], known: dict[int, int]) -> tuple[list[tuple[int, int]], set[int]]:
+        """``(hits, skip)``: ``skip`` the atoms with no more hit entries than ``known`` occurrences,
+        ``hits`` without those whose every entry's atom is in ``skip``. Many hits are counted and
+        kept per distinct key (``Counter`` over their rows, in C): a text of one number repeated
+        costs a few C loops, not a Python turn per hit."""
+        if len(hits) < _MANY_HITS:
+            return self._few_unknown_hits(hits, known)
         count: dict[int, int] = {}
-        by_row = Counter(map(itemgetter(1), hits)).items() if len(hits) >= _MANY_HITS else zip(
-            map(itemgetter(1), hits), repeat(1))
-        for row, n in by_row:
+        for row, n in Counter(map(_SECOND, hits)).items():
             for idx in self._atoms(row):
                 count[idx] = count.get(idx, 0) + n
-        return {idx for idx, n in count.items() if n <= known.get(idx, 0)}
-
-    def _unknown(self, hits: list[tuple[int, int]], skip: set[int]) -> list[tuple[int, int]]:
-        """``hits`` without those whose every entry's atom is in ``skip`` (decided per distinct key)."""
-        keep = {row: not skip.issuperset(self._atoms(row)) for row in set(map(itemgetter(1), hits))}
+        skip = {idx for idx, n in count.items() if n <= known.get(idx, 0)}
+        if not skip:
+            return hits, skip
+        keep = {row: not skip.issuperset(self._atoms(row)) for row in set(map(_SECOND, hits))}
         if all(keep.values()):
-            return hits
-        if not any(keep.values()):
-            return []
-        return [hit for hit in hits if keep[hit[1]]]
+            return hits, skip
+        return ([hit for hit in hits if keep[hit[1]]] if any(keep.values()) else []), skip
+
+    def _few_unknown_hits(self, hits: list[tuple[int, int]],
+                          known: dict[int, int]) -> tuple[list[tuple[int, int]], set[int]]:
+        """:meth:`_unknown_hits` of a typical text's few hits: one pass each way."""
+        rows = self._rows
+        count: dict[int, int] = {}
+        for _, row in hits:
+            packed = rows[row]
+            if packed >= 0:
+                idx = packed >> _ATOM_SHIFT
+                count[idx] = count.get(idx, 0) + 1
+                continue
+            for idx in self._atoms(row):
+                count[idx] = count.get(idx, 0) + 1
+        skip = {idx for idx, n in count.items() if n <= known.get(idx, 0)}
+        if not skip:
+            return hits, skip
+        return [hit for hit in hits if not skip.issuperset(self._atoms(hit[1]))], skip
 
 
 def _word_bounded(s: str, ns: int, ne: int) -> bool:

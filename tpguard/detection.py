@@ -30,7 +30,6 @@ fuzzy outcomes are memoized per distinct window).
 from __future__ import annotations
 
 import re
-from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Container, Iterable
@@ -180,35 +179,35 @@ def _shared(pool: dict[tuple[Any, ...], tuple[Any, ...]], value: tuple[Any, ...]
     return pool.setdefault(value, value)
 
 
-# A key's automaton value is its row number (``STORE_INTS``: no Python object per key); the row,
-# one int64 of ``_key_rows``, packs what a hit needs. Issue 33: at 100k atoms the 243k keys' value
-# tuples, entry tuples and atom ints were ~48 MB of the guard's ~300 MB; the rows are 2 MB.
-# A key of one entry (almost all: each atom's value, aliases, swapped and joined forms) is packed:
-#   bits 0–19 its length · 20 left end is a word character · 21 right end is one ·
-#   22–24 its method (``_METHOD_CODES``) · 25 it covers its atom (``known``) · 26 it places its atom
-#   (``placed``) · 27– its atom.
-# Any other key (several entries, longer than ``_LENGTH``, other counts) has a negative row,
-# ``~i``: ``_key_general[i]`` is its value as a tuple ``(length, left_word, right_word, entries,
-# counts)`` — the form every key had before, which :meth:`Detector._key_value` rebuilds for a row.
-_LENGTH = (1 << 20) - 1
-_LEFT, _RIGHT = 1 << 20, 1 << 21
-_METHOD_SHIFT = 22
-_COVERS, _PLACES = 1 << 25, 1 << 26
+# A key's automaton value is an int (``STORE_INTS``: no Python object per key). Issue 33: at 100k
+# atoms the 243k keys' value tuples, entry tuples and atom ints were ~48 MB of the guard's ~300 MB.
+# A key of one entry (almost all: each atom's value, aliases, swapped and joined forms) packs what
+# a hit needs into its value, in the 31 bits the automaton stores (it wraps larger ints silently):
+#   bits 0–5 its length · 6 left end is a word character · 7 right end is one · 8 it covers its
+#   atom (``known``) · 9 it places its atom (``placed``) · 10–12 its method (``_METHOD_CODES``) ·
+#   13–30 its atom.
+# Any other key (several entries, longer than ``_LENGTH``, an atom past ``_MAX_ATOM``, other counts)
+# has a negative value ``~i``: ``_key_general[i]`` is its value as a tuple ``(length, left_word,
+# right_word, entries, counts)`` — the form every key had before, which :meth:`Detector._key_value`
+# rebuilds for any value. (A policy past 262k atoms keeps its later atoms' keys in that form.)
+_LENGTH = (1 << 6) - 1
+_LEFT, _RIGHT = 1 << 6, 1 << 7
+_COVERS, _PLACES = 1 << 8, 1 << 9
 _COUNTS = _COVERS | _PLACES
-_ATOM_SHIFT = 27
+_METHOD_SHIFT = 10
+_ATOM_SHIFT = 13
+_MAX_ATOM = (1 << (31 - _ATOM_SHIFT)) - 1
 _METHOD_CODES = ("exact", "alias", "masked", "normalized", "semantic")
 _METHOD_CODE = {m: i for i, m in enumerate(_METHOD_CODES)}
 #: (method, priority) of each method code
 _ENTRY_FIELDS = tuple((m, _PRIORITY[m]) for m in _METHOD_CODES)
 
 
-def _key_automaton(table: _Table, covering: set[str],
-                   placing: dict[str, list[int]]) -> tuple[Any, array[int], list[tuple[Any, ...]]]:
-    """The key automaton (values: row numbers), its rows and its general values (see above), from
-    ``table``, which it empties as it goes (each key's entries freed as soon as it is added: the
-    nodes reuse their memory). O(total length of the keys)."""
+def _key_automaton(table: _Table, covering: set[str], placing: _Table) -> tuple[Any, list[tuple[Any, ...]]]:
+    """The key automaton and its general values (see above), from ``table``, which it empties as
+    it goes (each key's entries freed as soon as it is added: the nodes reuse their memory).
+    O(total length of the keys)."""
     automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
-    rows: array[int] = array("q")
     general: list[tuple[Any, ...]] = []
     # General values as plain tuples of ints and strings, equal ones shared: the garbage collector
     # does not track such tuples (never a named tuple's), so full collections do not traverse them.
@@ -218,22 +217,21 @@ def _key_automaton(table: _Table, covering: set[str],
         entries = _entries(have)
         length, left, right = len(key), key[0].isalnum(), key[-1].isalnum()
         covers = tuple(e >> 3 for e in entries) if key in covering else ()
-        places = tuple(placing.get(key, ()))
+        places = tuple(_entries(placing.get(key)))
         atom = entries[0] >> 3
-        if (len(entries) == 1 and length <= _LENGTH and covers in ((), (atom,))
+        if (len(entries) == 1 and length <= _LENGTH and atom <= _MAX_ATOM and covers in ((), (atom,))
                 and places in ((), (atom,))):
-            row = (atom << _ATOM_SHIFT | (entries[0] & 7) << _METHOD_SHIFT
-                   | length | (_LEFT if left else 0) | (_RIGHT if right else 0)
-                   | (_COVERS if covers else 0) | (_PLACES if places else 0))
+            value = (atom << _ATOM_SHIFT | (entries[0] & 7) << _METHOD_SHIFT
+                     | length | (_LEFT if left else 0) | (_RIGHT if right else 0)
+                     | (_COVERS if covers else 0) | (_PLACES if places else 0))
         else:
             counts = _shared(shared, (covers, places)) if covers or places else None
             plain = _shared(shared, tuple(_shared(shared, (e >> 3, *_ENTRY_FIELDS[e & 7])) for e in entries))
-            row = ~len(general)
+            value = ~len(general)
             general.append((length, left, right, plain, counts))
-        automaton.add_word(key, len(rows))
-        rows.append(row)
+        automaton.add_word(key, value)
     automaton.make_automaton()
-    return automaton, rows, general
+    return automaton, general
 
 
 class Detector:
@@ -260,8 +258,7 @@ class Detector:
         self.pii = pii
         self.undetectable: tuple[str, ...] = ()
         self._automaton: Any = None
-        self._key_rows: array[int] = array("q")  # per key of the automaton (``_key_automaton``)
-        self._key_general: list[tuple[Any, ...]] = []
+        self._key_general: list[tuple[Any, ...]] = []  # the keys' general values (``_key_automaton``)
         #: per atom index: its value, and the fields every finding of it starts with
         self._values = [a.value for a in self.atoms]
         #: the values, ``None`` for one whose every occurrence in a text with its own offsets is the
@@ -292,7 +289,7 @@ class Detector:
     def _compile(self) -> None:
         table: _Table = {}
         covering: set[str] = set()  # keys whose exact occurrences are skeleton hits (SkeletonIndex.add)
-        placing: dict[str, list[int]] = {}  # a fuzzy atom's value key → the atoms it places (FuzzyIndex)
+        placing: _Table = {}  # a fuzzy atom's value key → the atoms it places (FuzzyIndex)
         joined: _Table = {}  # a key's words run together → the atoms it stands for (repeats possible)
         fuzzy: list[tuple[int, str]] = []  # (atom, normalized value) for the fuzzy index
         undetectable = []
@@ -311,7 +308,7 @@ class Detector:
                     _put(joined, form, idx)
             if self.fuzzy and fuzzy_eligible(norm_value):
                 fuzzy.append((idx, norm_value))
-                placing.setdefault(norm_value, []).append(idx)
+                _put(placing, norm_value, idx)
         while joined:
             form, idxs = joined.popitem()
             have = {e >> 3 for e in _entries(table.get(form))}
@@ -319,15 +316,15 @@ class Detector:
                 _put(table, form, i << 3 | normalized)
         self.undetectable = tuple(undetectable)
         if table:  # (empties the table: the memory of its entries goes to the automaton's nodes)
-            self._automaton, self._key_rows, self._key_general = _key_automaton(table, covering, placing)
+            self._automaton, self._key_general = _key_automaton(table, covering, placing)
         # What lives on is built after the table's temporaries are gone, in the memory they held
         # (issue 33: built among them, it kept ~40 MB of half-empty pools resident at 100k atoms).
         del table, joined, placing, covering
+        self._skeleton.build()  # (lets its keys go: the fuzzy index is built in their memory)
         for idx, norm_value in fuzzy:
             self._fuzzy.add(idx, norm_value)
         del fuzzy
         self._fuzzy.freeze()
-        self._skeleton.build()
 
     def _add_keys(self, idx: int, atom: PrivateAtom, table: _Table,
                   covering: set[str]) -> tuple[str | None, list[str]]:
@@ -446,10 +443,9 @@ class Detector:
         hits = list(self._automaton.iter(s))
         if len(hits) >= _bulk.BULK and self._match_bulk(text, norm, hits, raw, known, placed):
             return
-        key_rows, general = self._key_rows, self._key_general
-        counted: list[tuple[tuple[int, ...], tuple[int, ...]]] = []  # accepted hits' counts
-        for end, row in hits:
-            packed = key_rows[row]
+        general = self._key_general
+        counted: list[Any] = []  # the counts of the accepted hits of general keys that count
+        for end, packed in hits:
             if packed < 0:
                 self._general_hit(text, norm, end, general[~packed], raw, counted, covered)
                 continue
@@ -465,13 +461,21 @@ class Detector:
             if method == "exact" and text[o_start:o_end] != values[atom]:
                 method, priority = "normalized", _NORMALIZED
             raw.append((atom, o_start, o_start - o_end, priority, method, o_end, 1.0))
-            if packed & _COUNTS:
-                one = (atom,)
-                counted.append((one if packed & _COVERS else (), one if packed & _PLACES else ()))
-                if covered is not None and packed & _PLACES:
+            if packed & _COVERS:
+                known[atom] = known.get(atom, 0) + 1
+            if packed & _PLACES:
+                placed[atom] = placed.get(atom, 0) + 1
+                if covered is not None:
                     covered.add((atom, start))
-        if counted:  # per distinct value (in C when many: a text of one atom repeated counts it once)
+        if counted:  # per distinct value (in C when many)
             _count(Counter(counted).items() if len(counted) > _MANY else zip(counted, repeat(1)), known, placed)
+
+    def _counts(self, value: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """``(covers, places)`` of the key of automaton ``value``: the atoms its hits count for."""
+        if value < 0:
+            return self._key_general[~value][4]
+        one = (value >> _ATOM_SHIFT,)
+        return (one if value & _COVERS else (), one if value & _PLACES else ())
 
     def _general_hit(self, text: str, norm: Normalized, end: int, value: tuple[Any, ...], raw: list,
                      counted: list[Any], covered: set[tuple[int, int]] | None) -> None:
@@ -502,34 +506,29 @@ class Detector:
         """:meth:`_match_keys` of a text repeating a few keys (≥ ``_bulk.BULK`` hits of at most
         ``_bulk.MAX_KEYS`` keys): the hits checked in C by :func:`_bulk.key_matches`, on the keys'
         values as tuples; False (nothing done) for hits of more keys."""
-        rows = list(map(_SECOND, hits))
-        distinct = set(rows)
+        distinct = set(map(_SECOND, hits))
         if len(distinct) > _bulk.MAX_KEYS:
             return False
-        value = {row: self._key_value(row) for row in distinct}
-        valued = list(zip(map(_FIRST, hits), map(value.__getitem__, rows), strict=True))
+        value = {key: self._key_value(key) for key in distinct}
         many = None if norm.identity else norm.to_original_many
-        got = _bulk.key_matches(text, norm.text, valued, self._bulk_values if many is None else self._values,
+        got = _bulk.key_matches(text, norm.text, list(map(_FIRST, hits)), list(map(value.__getitem__, map(_SECOND, hits))),
+                                self._bulk_values if many is None else self._values,
                                 many, ("normalized", _NORMALIZED), raw)
         if got is None:
             return False
         _count(got, known, placed)
         return True
 
-    def _key_value(self, row: int) -> tuple[Any, ...]:
-        """The value of the key at ``row`` as a tuple ``(length, left_word, right_word, entries,
+    def _key_value(self, value: int) -> tuple[Any, ...]:
+        """The automaton ``value`` of a key as a tuple ``(length, left_word, right_word, entries,
         counts)``: the general form (module comment at ``_LENGTH``), for :func:`_bulk.key_matches`
         and the tests."""
-        packed = self._key_rows[row]
-        if packed < 0:
-            return self._key_general[~packed]
-        atom = packed >> _ATOM_SHIFT
-        method, priority = _ENTRY_FIELDS[packed >> _METHOD_SHIFT & 7]
-        one = (atom,)
-        counts = ((one if packed & _COVERS else (), one if packed & _PLACES else ())
-                  if packed & _COUNTS else None)
-        return (packed & _LENGTH, bool(packed & _LEFT), bool(packed & _RIGHT), ((atom, method, priority),),
-                counts)
+        if value < 0:
+            return self._key_general[~value]
+        atom = value >> _ATOM_SHIFT
+        method, priority = _ENTRY_FIELDS[value >> _METHOD_SHIFT & 7]
+        return (value & _LENGTH, bool(value & _LEFT), bool(value & _RIGHT), ((atom, method, priority),),
+                self._counts(value) if value & _COUNTS else None)
 
     def _match_fuzzy(self, norm: Normalized, raw: list, placed: dict[int, int],
                      covered: set[tuple[int, int]]) -> None:

@@ -6,7 +6,7 @@ automata before them found.
   over a policy of the benchmark's customer records and atoms that share keys; the digest of each
   text's findings was recorded with the code before the change (``data/compact_keys.json``;
   ``python tests/core/test_compact_keys.py`` prints it anew);
-* the packed key rows against their general form (:meth:`Detector._key_value`), the tuple every
+* the packed key values against their general form (:meth:`Detector._key_value`), the tuple every
   key's value was, hit by hit (hypothesis);
 * the skeleton index's entries against a :class:`SkeletonIndex` of the former kind.
 """
@@ -147,8 +147,8 @@ def _old_match_keys(det: Detector, text: str) -> tuple[list, dict[int, int], dic
     raw: list = []
     counted = []
     covered: set = set()
-    for end, row in det._automaton.iter(s):
-        length, left_word, right_word, entries, counts = det._key_value(row)
+    for end, key in det._automaton.iter(s):
+        length, left_word, right_word, entries, counts = det._key_value(key)
         start = end - length + 1
         if left_word and start > 0 and s[start - 1].isalnum():
             continue
@@ -175,7 +175,7 @@ def _old_match_keys(det: Detector, text: str) -> tuple[list, dict[int, int], dic
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(_PIECES, _GLUE), max_size=10))
-def test_packed_rows_match_as_their_general_values(parts: list[tuple[str, str]]) -> None:
+def test_packed_values_match_as_their_general_form(parts: list[tuple[str, str]]) -> None:
     text = "".join(p + g for p, g in parts)
     raw: list = []
     known: dict[int, int] = {}
@@ -185,9 +185,9 @@ def test_packed_rows_match_as_their_general_values(parts: list[tuple[str, str]])
     assert (raw, known, placed, covered) == _old_match_keys(_DET, text)
 
 
-def test_the_packed_rows_and_general_values_are_both_used() -> None:
-    rows = _DET._key_rows
-    assert any(r < 0 for r in rows) and any(r >= 0 for r in rows)
+def test_the_packed_and_general_values_are_both_used() -> None:
+    values = list(_DET._automaton.values())
+    assert any(v < 0 for v in values) and any(v >= 0 for v in values)
     shared = _DET._key_value(_DET._automaton.get("maria gonzalez"))
     assert len(shared[3]) == 2  # two atoms' exact key: a general value
 
