@@ -188,6 +188,7 @@ class SkeletonIndex:
             automaton.add_word(key, len(rows))
             rows.append(row)
         automaton.make_automaton()
+        self._keys = {}  # (an emptied dict keeps its table: 1 MB at 100k atoms)
         self._groupings = [tuple(map(shared.setdefault, pair, pair)) for pair in groupings]
         self._automaton = automaton
 
