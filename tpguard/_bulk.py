@@ -37,19 +37,20 @@ def _word_mask(s: str) -> bytes:
     return b"\0" + mask + b"\0"
 
 
-def key_matches(text: str, s: str, hits: list[tuple[int, Any]], values: Sequence[str | None],
+def key_matches(text: str, s: str, ends: list[int], vals: list[Any], values: Sequence[str | None],
                 to_original: Callable[[list[int], list[int]], tuple[list[int], list[int]]] | None,
                 normalized: tuple[str, int],
                 raw: list[Any]) -> list[tuple[Any, int]] | None:
-    """The raw matches of ``hits`` (``(end, automaton value)`` of the key automaton over ``s``) on
-    token boundaries, appended to ``raw`` as the per-hit loop would, and ``(counts, times)`` for
-    every key whose accepted hits count; ``None`` (nothing appended) when the hits come from more
-    than :data:`MAX_KEYS` distinct keys."""
-    vals = list(map(_SECOND, hits))
+    """The raw matches of the key automaton's hits over ``s`` — their last offsets ``ends`` and
+    their keys' values ``vals``, the hits of one key the same tuple ``(length, left_word,
+    right_word, entries, counts)`` — on token boundaries, appended to ``raw`` as the per-hit loop
+    would, and ``(counts, times)`` for every key whose accepted hits count; ``None`` (nothing
+    appended) when the hits come from more than :data:`MAX_KEYS` distinct keys. (Columns, not
+    ``(end, value)`` pairs: the detector's automaton values are ints it maps to these tuples, and
+    a list of 200k new pairs cost more than the whole column path.)"""
     distinct = dict(zip(map(id, vals), vals, strict=True))
     if len(distinct) > MAX_KEYS:
         return None
-    ends = list(map(_FIRST, hits))
     mask = _word_mask(s)
     counted: list[tuple[Any, int]] = []
     for value in distinct.values():

@@ -38,7 +38,9 @@ per-character map.
 from __future__ import annotations
 
 import re
+from array import array
 from collections import Counter
+from collections.abc import Container
 from itertools import compress
 from operator import itemgetter
 from typing import Any
@@ -69,6 +71,7 @@ _THOUSANDS = frozenset({",", ".", "'", " ", "\u2019"})
 _CENTS = re.compile(r"[.,]00$")
 _PHONE_DIGITS = 7
 _MANY_HITS = 16  # from this many skeleton hits, known ones are counted per distinct key in C
+_SECOND = itemgetter(1)
 
 
 def is_numeric(key: str) -> bool:
@@ -103,21 +106,44 @@ def _groupings(text: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return tuple(raw), tuple(joined)
 
 
+# A key's automaton value is its row number (``STORE_INTS``); its row, one int64 of
+# ``SkeletonIndex._rows``, packs its one entry (issue 33: at 100k atoms the 40k keys' value, entry and
+# group tuples were ~12 MB of Python objects, and, made among the detector's temporaries, they kept
+# their pools resident):
+#   bits 0–11 the key's length · 12 an identifier (skeleton) key, else digits · 13–15 the entry's
+#   method (``_METHODS``) · 16–35 its groupings (``SkeletonIndex._groupings``: (as written, joined),
+#   each pair stored once) · 36– its atom.
+# A key of several entries (or beyond those fields) has a negative row ``~i``: ``_general[i]`` is
+# ``(length, entries)``, entries ``("d", atom, method, raw, joined)`` or ``("s", atom, method)``.
+_LENGTH = (1 << 12) - 1
+_IDENT = 1 << 12
+_METHOD_SHIFT = 13
+_GROUPS_SHIFT, _GROUPS = 16, (1 << 20) - 1
+_ATOM_SHIFT = 36
+_METHODS = ("exact", "alias", "masked", "semantic", "normalized")
+
+
 class SkeletonIndex:
-    """Digit and identifier keys of a detector's atoms; ``scan`` appends raw matches."""
+    """Digit and identifier keys of a detector's atoms; ``scan`` appends raw matches. Keys are
+    added (:meth:`add`), then compiled once (:meth:`build`)."""
 
     def __init__(self) -> None:
-        self._keys: dict[str, list[tuple[Any, ...]] | tuple[tuple[Any, ...], ...]] = {}
+        self._keys: dict[str, list[tuple[Any, ...]]] = {}
         self._automaton: Any = None
+        self._rows: array[int] = array("q")
+        self._general: list[tuple[int, tuple[tuple[Any, ...], ...]]] = []
+        self._groupings: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
 
     def __bool__(self) -> bool:
-        return bool(self._keys)
+        return bool(self._keys) or self._automaton is not None
 
     def add(self, idx: int, key: str, method: str) -> bool:
         """Index a normalized key if it is numeric or identifier-like. True when every occurrence
         of ``key`` itself in a text is a hit of the entry indexed here (its index key lies whole in
         its skeleton: a masked ``4111 **** 1111`` is indexed, but its digits are not contiguous
         there), so :meth:`scan` may count its exact occurrences as known."""
+        if self._automaton is not None:
+            raise RuntimeError("SkeletonIndex.add after build")
         if is_numeric(key):
             digits = digits_of(key)
             raw, joined = _groupings(key)
@@ -134,22 +160,37 @@ class SkeletonIndex:
         return False
 
     def _add(self, key: str, entry: tuple[Any, ...]) -> None:
-        entries = self._keys.setdefault(key, [])
-        if type(entries) is tuple:  # an add after build
-            entries = self._keys[key] = list(entries)
-        entries.append(entry)  # type: ignore[union-attr]
+        self._keys.setdefault(key, []).append(entry)
 
     def build(self) -> None:
-        """Compile the automaton. The keys' entries become tuples of ints and strings, which the
-        garbage collector stops tracking (a 100k-atom policy's 40k lists were traversed by every
-        full collection of the process)."""
-        if self._keys:
-            automaton = ahocorasick.Automaton()
-            for key, entries in self._keys.items():
-                frozen = self._keys[key] = tuple(entries)
-                automaton.add_word(key, (len(key), frozen))
-            automaton.make_automaton()
-            self._automaton = automaton
+        """Compile the automaton and the keys' rows; the added keys are let go as it goes (the
+        nodes reuse their memory). Equal groupings and general values are stored once: plain
+        tuples of ints and strings, which the garbage collector does not track."""
+        if not self._keys:
+            return
+        automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+        rows, general = self._rows, self._general
+        groupings: dict[tuple[tuple[int, ...], tuple[int, ...]], int] = {}
+        shared: dict[Any, Any] = {}
+        while self._keys:
+            key, entries = self._keys.popitem()
+            row = None
+            if len(entries) == 1 and len(key) <= _LENGTH and entries[0][2] in _METHODS:
+                kind, idx, method, *groups = entries[0]
+                gid = groupings.setdefault(tuple(groups), len(groupings)) if kind == "d" else 0
+                if gid <= _GROUPS and idx < 1 << (63 - _ATOM_SHIFT):
+                    row = (idx << _ATOM_SHIFT | gid << _GROUPS_SHIFT | _METHODS.index(method) << _METHOD_SHIFT
+                           | (_IDENT if kind == "s" else 0) | len(key))
+            if row is None:
+                frozen = tuple(shared.setdefault(e, e) for e in entries)
+                general.append((len(key), shared.setdefault(frozen, frozen)))
+                row = ~(len(general) - 1)
+            automaton.add_word(key, len(rows))
+            rows.append(row)
+        automaton.make_automaton()
+        self._keys = {}  # (an emptied dict keeps its table: 1 MB at 100k atoms)
+        self._groupings = [tuple(map(shared.setdefault, pair, pair)) for pair in groupings]
+        self._automaton = automaton
 
     def scan(self, norm: Normalized, emit: Any, known: dict[int, int] | None = None) -> None:
         """Call ``emit(idx, method, norm_start, norm_end)`` for every accepted hit.
@@ -164,62 +205,93 @@ class SkeletonIndex:
         if not skel:
             return
         hits = list(self._automaton.iter(skel))
+        skip: Container[int] = ()
         if hits and known:
-            hits = _unknown_hits(hits, known)
+            hits, skip = self._unknown_hits(hits, known)
         if not hits:
             return
         s = norm.text
         at = _Locator(norm).at
-        for end, (length, entries) in hits:  # in the order of their end
+        rows, groupings = self._rows, self._groupings
+        for end, row in hits:  # in the order of their end
+            packed = rows[row]
+            if packed < 0:
+                length, entries = self._general[~packed]
+                _emit_entries(s, at(end - length + 1), at(end) + 1, length,
+                              tuple(e for e in entries if e[1] not in skip) if skip else entries, emit)
+                continue
+            length = packed & _LENGTH
             ns = at(end - length + 1)
             ne = at(end) + 1
-            for entry in entries:
-                if entry[0] == "s":
-                    if (ns == 0 or not s[ns - 1].isalnum()) and (ne == len(s) or not s[ne].isalnum()):
-                        emit(entry[1], entry[2], ns, ne)
-                    continue
-                span = _digit_span(s, ns, ne, length, entry[3], entry[4])
-                if span is not None:
-                    emit(entry[1], entry[2], *span)
+            if packed & _IDENT:
+                if _word_bounded(s, ns, ne):
+                    emit(packed >> _ATOM_SHIFT, _METHODS[packed >> _METHOD_SHIFT & 7], ns, ne)
+                continue
+            raw, joined = groupings[packed >> _GROUPS_SHIFT & _GROUPS]
+            span = _digit_span(s, ns, ne, length, raw, joined)
+            if span is not None:
+                emit(packed >> _ATOM_SHIFT, _METHODS[packed >> _METHOD_SHIFT & 7], *span)
+
+    def _atoms(self, row: int) -> tuple[int, ...]:
+        """The atom of each entry of the key at ``row``."""
+        packed = self._rows[row]
+        if packed >= 0:
+            return (packed >> _ATOM_SHIFT,)
+        return tuple(e[1] for e in self._general[~packed][1])
+
+    def _unknown_hits(self, hits: list[tuple[int, int]], known: dict[int, int]) -> tuple[list[tuple[int, int]], set[int]]:
+        """``(hits, skip)``: ``skip`` the atoms with no more hit entries than ``known`` occurrences,
+        ``hits`` without those whose every entry's atom is in ``skip``. Many hits are counted and
+        kept per distinct key (``Counter`` over their rows, in C): a text of one number repeated
+        costs a few C loops, not a Python turn per hit."""
+        if len(hits) < _MANY_HITS:
+            return self._few_unknown_hits(hits, known)
+        count: dict[int, int] = {}
+        for row, n in Counter(map(_SECOND, hits)).items():
+            for idx in self._atoms(row):
+                count[idx] = count.get(idx, 0) + n
+        skip = {idx for idx, n in count.items() if n <= known.get(idx, 0)}
+        if not skip:
+            return hits, skip
+        keep = {row: not skip.issuperset(self._atoms(row)) for row in set(map(_SECOND, hits))}
+        if all(keep.values()):
+            return hits, skip
+        return ([hit for hit in hits if keep[hit[1]]] if any(keep.values()) else []), skip
+
+    def _few_unknown_hits(self, hits: list[tuple[int, int]],
+                          known: dict[int, int]) -> tuple[list[tuple[int, int]], set[int]]:
+        """:meth:`_unknown_hits` of a typical text's few hits: one pass each way."""
+        rows = self._rows
+        count: dict[int, int] = {}
+        for _, row in hits:
+            packed = rows[row]
+            if packed >= 0:
+                idx = packed >> _ATOM_SHIFT
+                count[idx] = count.get(idx, 0) + 1
+                continue
+            for idx in self._atoms(row):
+                count[idx] = count.get(idx, 0) + 1
+        skip = {idx for idx, n in count.items() if n <= known.get(idx, 0)}
+        if not skip:
+            return hits, skip
+        return [hit for hit in hits if not skip.issuperset(self._atoms(hit[1]))], skip
 
 
-_Hit = tuple[int, tuple[int, tuple[tuple[Any, ...], ...]]]
+def _word_bounded(s: str, ns: int, ne: int) -> bool:
+    """``s[ns:ne]`` starts and ends on a word boundary."""
+    return (ns == 0 or not s[ns - 1].isalnum()) and (ne == len(s) or not s[ne].isalnum())
 
 
-def _unknown_hits(hits: list[_Hit], known: dict[int, int]) -> list[_Hit]:
-    """``hits`` without the entries of atoms that have no more entries than known occurrences.
-    The hits are counted per distinct automaton value (``Counter`` over their ids, in C): a text
-    of one number repeated costs a few C loops, not a Python turn per hit, when all are known."""
-    count: dict[int, int] = {}
-    if len(hits) < _MANY_HITS:  # a typical text's few hits: one pass
-        for _, (_, entries) in hits:
-            for entry in entries:
-                count[entry[1]] = count.get(entry[1], 0) + 1
-        covered = {idx for idx, n in count.items() if n <= known.get(idx, 0)}
-        if not covered:
-            return hits
-        out: list[_Hit] = []
-        for end, (length, entries) in hits:
-            kept = tuple(e for e in entries if e[1] not in covered)
-            if kept:
-                out.append((end, (length, kept)))
-        return out
-    values = list(map(itemgetter(1), hits))
-    counts = Counter(map(id, values))
-    by_id = dict(zip(map(id, values), values, strict=True))
-    for vid, n in counts.items():
-        for entry in by_id[vid][1]:
-            count[entry[1]] = count.get(entry[1], 0) + n
-    covered = {idx for idx, n in count.items() if n <= known.get(idx, 0)}
-    if not covered:
-        return hits
-    rest: dict[int, Any] = {}
-    for vid, (length, entries) in by_id.items():
-        kept = tuple(e for e in entries if e[1] not in covered)
-        rest[vid] = (length, kept) if kept else None
-    if not any(rest.values()):
-        return []
-    return [(end, rest[id(v)]) for end, v in hits if rest[id(v)] is not None]
+def _emit_entries(s: str, ns: int, ne: int, length: int, entries: tuple[tuple[Any, ...], ...], emit: Any) -> None:
+    """:meth:`SkeletonIndex.scan` of one hit at ``s[ns:ne]`` of a key with general ``entries``."""
+    for entry in entries:
+        if entry[0] == "s":
+            if _word_bounded(s, ns, ne):
+                emit(entry[1], entry[2], ns, ne)
+            continue
+        span = _digit_span(s, ns, ne, length, entry[3], entry[4])
+        if span is not None:
+            emit(entry[1], entry[2], *span)
 
 
 def _skeleton(norm: Normalized) -> str:

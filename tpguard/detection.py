@@ -35,6 +35,7 @@ from collections import Counter
 from collections.abc import Collection, Container, Iterable
 from functools import partial
 from itertools import repeat
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import ahocorasick
@@ -60,6 +61,7 @@ _MANY = 16  # from this many counted hits, they are counted per distinct key in 
 MEMO_LEN = 64  # texts up to this long are memoized per detector
 _MEMO_SIZE = 4096
 _MIN_KEY = 3
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 _NAME_WORD = re.compile(r"[^\W\d_]+(?:['.\-][^\W\d_]+)*")
 
 
@@ -151,15 +153,85 @@ class Finding(NamedTuple):
 new_finding = partial(tuple.__new__, Finding)
 
 
-class _Entry(NamedTuple):
-    atom: int
-    method: str
-    priority: int
+#: the build's table of keys: key → its entries, each ``atom << 3 | method code`` (``_METHOD_CODES``),
+#: one as an int, several in a list — a 100k-atom policy's 243k keys as ints, not lists of named
+#: tuples (the table's peak is what the process keeps resident: issue 33)
+_Table = dict[str, "int | list[int]"]
+
+
+def _put(table: _Table, key: str, entry: int) -> None:
+    """Add ``entry`` to the entries of ``key``."""
+    have = table.get(key)
+    if have is None:
+        table[key] = entry
+    elif type(have) is int:
+        table[key] = [have, entry]
+    else:
+        have.append(entry)  # type: ignore[union-attr]
+
+
+def _entries(have: int | list[int] | None) -> list[int]:
+    return [] if have is None else [have] if type(have) is int else have  # type: ignore[return-value]
 
 
 def _shared(pool: dict[tuple[Any, ...], tuple[Any, ...]], value: tuple[Any, ...]) -> tuple[Any, ...]:
     """The one copy of ``value`` kept in ``pool`` (equal tuples stored once)."""
     return pool.setdefault(value, value)
+
+
+# A key's automaton value is an int (``STORE_INTS``: no Python object per key). Issue 33: at 100k
+# atoms the 243k keys' value tuples, entry tuples and atom ints were ~48 MB of the guard's ~300 MB.
+# A key of one entry (almost all: each atom's value, aliases, swapped and joined forms) packs what
+# a hit needs into its value, in the 31 bits the automaton stores (it wraps larger ints silently):
+#   bits 0–5 its length · 6 left end is a word character · 7 right end is one · 8 it covers its
+#   atom (``known``) · 9 it places its atom (``placed``) · 10–12 its method (``_METHOD_CODES``) ·
+#   13–30 its atom.
+# Any other key (several entries, longer than ``_LENGTH``, an atom past ``_MAX_ATOM``, other counts)
+# has a negative value ``~i``: ``_key_general[i]`` is its value as a tuple ``(length, left_word,
+# right_word, entries, counts)`` — the form every key had before, which :meth:`Detector._key_value`
+# rebuilds for any value. (A policy past 262k atoms keeps its later atoms' keys in that form.)
+_LENGTH = (1 << 6) - 1
+_LEFT, _RIGHT = 1 << 6, 1 << 7
+_COVERS, _PLACES = 1 << 8, 1 << 9
+_COUNTS = _COVERS | _PLACES
+_METHOD_SHIFT = 10
+_ATOM_SHIFT = 13
+_MAX_ATOM = (1 << (31 - _ATOM_SHIFT)) - 1
+_METHOD_CODES = ("exact", "alias", "masked", "normalized", "semantic")
+_METHOD_CODE = {m: i for i, m in enumerate(_METHOD_CODES)}
+#: (method, priority) of each method code
+_ENTRY_FIELDS = tuple((m, _PRIORITY[m]) for m in _METHOD_CODES)
+
+
+def _key_automaton(table: _Table, covering: set[str], placing: _Table) -> tuple[Any, list[tuple[Any, ...]]]:
+    """The key automaton and its general values (see above), from ``table``, which it empties as
+    it goes (each key's entries freed as soon as it is added: the nodes reuse their memory).
+    O(total length of the keys)."""
+    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+    general: list[tuple[Any, ...]] = []
+    # General values as plain tuples of ints and strings, equal ones shared: the garbage collector
+    # does not track such tuples (never a named tuple's), so full collections do not traverse them.
+    shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+    while table:
+        key, have = table.popitem()
+        entries = _entries(have)
+        length, left, right = len(key), key[0].isalnum(), key[-1].isalnum()
+        covers = tuple(e >> 3 for e in entries) if key in covering else ()
+        places = tuple(_entries(placing.get(key)))
+        atom = entries[0] >> 3
+        if (len(entries) == 1 and length <= _LENGTH and atom <= _MAX_ATOM and covers in ((), (atom,))
+                and places in ((), (atom,))):
+            value = (atom << _ATOM_SHIFT | (entries[0] & 7) << _METHOD_SHIFT
+                     | length | (_LEFT if left else 0) | (_RIGHT if right else 0)
+                     | (_COVERS if covers else 0) | (_PLACES if places else 0))
+        else:
+            counts = _shared(shared, (covers, places)) if covers or places else None
+            plain = _shared(shared, tuple(_shared(shared, (e >> 3, *_ENTRY_FIELDS[e & 7])) for e in entries))
+            value = ~len(general)
+            general.append((length, left, right, plain, counts))
+        automaton.add_word(key, value)
+    automaton.make_automaton()
+    return automaton, general
 
 
 class Detector:
@@ -186,6 +258,7 @@ class Detector:
         self.pii = pii
         self.undetectable: tuple[str, ...] = ()
         self._automaton: Any = None
+        self._key_general: list[tuple[Any, ...]] = []  # the keys' general values (``_key_automaton``)
         #: per atom index: its value, and the fields every finding of it starts with
         self._values = [a.value for a in self.atoms]
         #: the values, ``None`` for one whose every occurrence in a text with its own offsets is the
@@ -214,12 +287,13 @@ class Detector:
                 yield v, "semantic"
 
     def _compile(self) -> None:
-        table: dict[str, list[_Entry]] = {}
+        table: _Table = {}
         covering: set[str] = set()  # keys whose exact occurrences are skeleton hits (SkeletonIndex.add)
-        placing: dict[str, list[int]] = {}  # a fuzzy atom's value key → the atoms it places (FuzzyIndex)
-        joined: dict[str, set[int]] = {}  # a key's words run together → the atoms it stands for
+        placing: _Table = {}  # a fuzzy atom's value key → the atoms it places (FuzzyIndex)
+        joined: _Table = {}  # a key's words run together → the atoms it stands for (repeats possible)
+        fuzzy: list[tuple[int, str]] = []  # (atom, normalized value) for the fuzzy index
         undetectable = []
-        normalized = _PRIORITY["normalized"]
+        normalized = _METHOD_CODE["normalized"]
         for idx, atom in enumerate(self.atoms):
             norm_value, spaced = self._add_keys(idx, atom, table, covering)
             if norm_value is None:
@@ -227,37 +301,32 @@ class Detector:
                 continue
             if " " in norm_value:
                 for key in _swapped_names(atom.value):
-                    table.setdefault(key, []).append(_Entry(idx, "normalized", normalized))
+                    _put(table, key, idx << 3 | normalized)
                     spaced.append(key)
             for key in spaced:
                 for form in _joined(key):
-                    joined.setdefault(form, set()).add(idx)
+                    _put(joined, form, idx)
             if self.fuzzy and fuzzy_eligible(norm_value):
-                self._fuzzy.add(idx, norm_value)
-                placing.setdefault(norm_value, []).append(idx)
-        for form, idxs in joined.items():
-            have = {e.atom for e in table.get(form, ())}
-            table.setdefault(form, []).extend(_Entry(i, "normalized", normalized) for i in sorted(idxs - have))
+                fuzzy.append((idx, norm_value))
+                _put(placing, norm_value, idx)
+        while joined:
+            form, idxs = joined.popitem()
+            have = {e >> 3 for e in _entries(table.get(form))}
+            for i in sorted(set(_entries(idxs)) - have):
+                _put(table, form, i << 3 | normalized)
         self.undetectable = tuple(undetectable)
+        if table:  # (empties the table: the memory of its entries goes to the automaton's nodes)
+            self._automaton, self._key_general = _key_automaton(table, covering, placing)
+        # What lives on is built after the table's temporaries are gone, in the memory they held
+        # (issue 33: built among them, it kept ~40 MB of half-empty pools resident at 100k atoms).
+        del table, joined, placing, covering
+        self._skeleton.build()  # (lets its keys go: the fuzzy index is built in their memory)
+        for idx, norm_value in fuzzy:
+            self._fuzzy.add(idx, norm_value)
+        del fuzzy
         self._fuzzy.freeze()
-        self._skeleton.build()
-        if table:
-            automaton = ahocorasick.Automaton()
-            # Values as plain tuples of ints and strings, equal ones shared: the garbage collector
-            # stops tracking such tuples (never a named tuple's), so a 100k-atom detector's ~700k
-            # value tuples are not traversed by every full collection of the process (issue 33:
-            # ~0.4 CPU-s of a 1 MB check at 100k atoms), and the atoms' keys share their entries.
-            shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-            for key, entries in table.items():
-                covers = tuple(e.atom for e in entries) if key in covering else ()
-                places = tuple(placing.get(key, ()))
-                counts = _shared(shared, (covers, places)) if covers or places else None
-                plain = _shared(shared, tuple(_shared(shared, tuple(e)) for e in entries))
-                automaton.add_word(key, (len(key), key[0].isalnum(), key[-1].isalnum(), plain, counts))
-            automaton.make_automaton()
-            self._automaton = automaton
 
-    def _add_keys(self, idx: int, atom: PrivateAtom, table: dict[str, list[_Entry]],
+    def _add_keys(self, idx: int, atom: PrivateAtom, table: _Table,
                   covering: set[str]) -> tuple[str | None, list[str]]:
         """Index one atom's keys; ``(its normalized value, its multi-word keys)``, the value
         ``None`` when no key is long enough to detect."""
@@ -271,7 +340,7 @@ class Detector:
             if len(key) < _MIN_KEY:
                 continue
             usable = True
-            table.setdefault(key, []).append(_Entry(idx, method, _PRIORITY[method]))
+            _put(table, key, idx << 3 | _METHOD_CODE[method])
             if self._skeleton.add(idx, key, method):
                 covering.add(key)
             if method != "masked" and " " in key:
@@ -372,34 +441,94 @@ class Detector:
         values = self._values
         to_original = None if norm.identity else norm.to_original
         hits = list(self._automaton.iter(s))
-        if len(hits) >= _bulk.BULK:  # a text repeating a few keys: its hits checked in C
-            many = None if to_original is None else norm.to_original_many
-            got = _bulk.key_matches(text, s, hits, self._bulk_values if many is None else values, many,
-                                    ("normalized", _NORMALIZED), raw)
-            if got is not None:
-                _count(got, known, placed)
-                return
-        counted = []  # the accepted hits' automaton values that count (for ``known``/``placed``)
-        for end, value in hits:
-            length, left_word, right_word, entries, counts = value
-            start = end - length + 1
-            if left_word and start > 0 and s[start - 1].isalnum():
+        if len(hits) >= _bulk.BULK and self._match_bulk(text, norm, hits, raw, known, placed):
+            return
+        general = self._key_general
+        counted: list[Any] = []  # the counts of the accepted hits of general keys that count
+        for end, packed in hits:
+            if packed < 0:
+                self._general_hit(text, norm, end, general[~packed], raw, counted, covered)
+                continue
+            start = end - (packed & _LENGTH) + 1
+            if packed & _LEFT and start > 0 and s[start - 1].isalnum():
                 continue
             end += 1
-            if right_word and end < n and s[end].isalnum():
+            if packed & _RIGHT and end < n and s[end].isalnum():
                 continue
             o_start, o_end = (start, end) if to_original is None else to_original(start, end)
-            for atom, method, priority in entries:
-                if method == "exact" and text[o_start:o_end] != values[atom]:
-                    method, priority = "normalized", _NORMALIZED
-                raw.append((atom, o_start, o_start - o_end, priority, method, o_end, 1.0))
-            if counts:
-                counted.append(counts)
+            atom = packed >> _ATOM_SHIFT
+            method, priority = _ENTRY_FIELDS[packed >> _METHOD_SHIFT & 7]
+            if method == "exact" and text[o_start:o_end] != values[atom]:
+                method, priority = "normalized", _NORMALIZED
+            raw.append((atom, o_start, o_start - o_end, priority, method, o_end, 1.0))
+            if packed & _COVERS:
+                known[atom] = known.get(atom, 0) + 1
+            if packed & _PLACES:
+                placed[atom] = placed.get(atom, 0) + 1
                 if covered is not None:
-                    for atom in counts[1]:
-                        covered.add((atom, start))
-        if counted:  # per distinct value (in C when many: a text of one atom repeated counts it once)
+                    covered.add((atom, start))
+        if counted:  # per distinct value (in C when many)
             _count(Counter(counted).items() if len(counted) > _MANY else zip(counted, repeat(1)), known, placed)
+
+    def _counts(self, value: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """``(covers, places)`` of the key of automaton ``value``: the atoms its hits count for."""
+        if value < 0:
+            return self._key_general[~value][4]
+        one = (value >> _ATOM_SHIFT,)
+        return (one if value & _COVERS else (), one if value & _PLACES else ())
+
+    def _general_hit(self, text: str, norm: Normalized, end: int, value: tuple[Any, ...], raw: list,
+                     counted: list[Any], covered: set[tuple[int, int]] | None) -> None:
+        """:meth:`_match_keys` for one hit (its last character at ``end``) of a key with a general
+        value (several entries: a key two atoms share, a joined form that is another atom's key)."""
+        s = norm.text
+        length, left_word, right_word, entries, counts = value
+        start = end - length + 1
+        if left_word and start > 0 and s[start - 1].isalnum():
+            return
+        end += 1
+        if right_word and end < len(s) and s[end].isalnum():
+            return
+        o_start, o_end = (start, end) if norm.identity else norm.to_original(start, end)
+        values = self._values
+        for atom, method, priority in entries:
+            if method == "exact" and text[o_start:o_end] != values[atom]:
+                method, priority = "normalized", _NORMALIZED
+            raw.append((atom, o_start, o_start - o_end, priority, method, o_end, 1.0))
+        if counts:
+            counted.append(counts)
+            if covered is not None:
+                for atom in counts[1]:
+                    covered.add((atom, start))
+
+    def _match_bulk(self, text: str, norm: Normalized, hits: list[tuple[int, int]], raw: list,
+                    known: dict[int, int], placed: dict[int, int]) -> bool:
+        """:meth:`_match_keys` of a text repeating a few keys (≥ ``_bulk.BULK`` hits of at most
+        ``_bulk.MAX_KEYS`` keys): the hits checked in C by :func:`_bulk.key_matches`, on the keys'
+        values as tuples; False (nothing done) for hits of more keys."""
+        distinct = set(map(_SECOND, hits))
+        if len(distinct) > _bulk.MAX_KEYS:
+            return False
+        value = {key: self._key_value(key) for key in distinct}
+        many = None if norm.identity else norm.to_original_many
+        got = _bulk.key_matches(text, norm.text, list(map(_FIRST, hits)), list(map(value.__getitem__, map(_SECOND, hits))),
+                                self._bulk_values if many is None else self._values,
+                                many, ("normalized", _NORMALIZED), raw)
+        if got is None:
+            return False
+        _count(got, known, placed)
+        return True
+
+    def _key_value(self, value: int) -> tuple[Any, ...]:
+        """The automaton ``value`` of a key as a tuple ``(length, left_word, right_word, entries,
+        counts)``: the general form (module comment at ``_LENGTH``), for :func:`_bulk.key_matches`
+        and the tests."""
+        if value < 0:
+            return self._key_general[~value]
+        atom = value >> _ATOM_SHIFT
+        method, priority = _ENTRY_FIELDS[value >> _METHOD_SHIFT & 7]
+        return (value & _LENGTH, bool(value & _LEFT), bool(value & _RIGHT), ((atom, method, priority),),
+                self._counts(value) if value & _COUNTS else None)
 
     def _match_fuzzy(self, norm: Normalized, raw: list, placed: dict[int, int],
                      covered: set[tuple[int, int]]) -> None:
