@@ -87,9 +87,9 @@ def continue_message(tools: Sequence[str]) -> str:
     Why: a small model reads an error tool message as the end of the road. Qwen2.5-Coder-1.5B,
     given a LangChain conversation ending on a refusal, replied with zero tokens in 2 of 2 recorded
     single blocks (rewritten or not), and with a summary claiming the work was done after five
-    parallel blocks; the same conversations with this turn appended resent the rewritten call
+    parallel blocks; the same conversations with this turn appended resent the withheld call
     (``docs/real-models.md``, "LangChain: a turn after the refusal"; the wording is the one measured
-    there). smolagents adds its own such turn after a tool error ("Now let's retry…"). Value-free:
+    there). smolagents sends every tool result, a refusal included, as a user message. Value-free:
     tool names only."""
     if len(tools) == 1:
         return ("The last call was withheld. Continue the workflow: resend it as the tool message "
