@@ -30,19 +30,19 @@ fuzzy outcomes are memoized per distinct window).
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Container, Iterable
 from functools import partial
 from itertools import repeat
-from operator import itemgetter
+from operator import itemgetter, sub
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
-
-import ahocorasick
 
 from . import _bulk
 from ._digits import SkeletonIndex, is_numeric, skeleton_key
 from ._fuzzy_index import FuzzyIndex, fuzzy_eligible
+from ._keys import KeyAutomaton
 from ._normalize import Normalized, normalize, normalize_key
 from ._walk import iter_leaves
 from .policy import PrivateAtom
@@ -61,7 +61,7 @@ _MANY = 16  # from this many counted hits, they are counted per distinct key in 
 MEMO_LEN = 64  # texts up to this long are memoized per detector
 _MEMO_SIZE = 4096
 _MIN_KEY = 3
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
 _NAME_WORD = re.compile(r"[^\W\d_]+(?:['.\-][^\W\d_]+)*")
 
 
@@ -179,10 +179,11 @@ def _shared(pool: dict[tuple[Any, ...], tuple[Any, ...]], value: tuple[Any, ...]
     return pool.setdefault(value, value)
 
 
-# A key's automaton value is an int (``STORE_INTS``: no Python object per key). Issue 33: at 100k
-# atoms the 243k keys' value tuples, entry tuples and atom ints were ~48 MB of the guard's ~300 MB.
+# A key's automaton value is an int (:class:`~tpguard._keys.KeyAutomaton`: 4 bytes a key in an
+# ``array('i')``, no Python object per key). Issue 33: at 100k atoms the 243k keys' value tuples,
+# entry tuples and atom ints were ~48 MB of the guard's ~300 MB.
 # A key of one entry (almost all: each atom's value, aliases, swapped and joined forms) packs what
-# a hit needs into its value, in the 31 bits the automaton stores (it wraps larger ints silently):
+# a hit needs into its value, in 31 bits:
 #   bits 0–5 its length · 6 left end is a word character · 7 right end is one · 8 it covers its
 #   atom (``known``) · 9 it places its atom (``placed``) · 10–12 its method (``_METHOD_CODES``) ·
 #   13–30 its atom.
@@ -203,35 +204,36 @@ _METHOD_CODE = {m: i for i, m in enumerate(_METHOD_CODES)}
 _ENTRY_FIELDS = tuple((m, _PRIORITY[m]) for m in _METHOD_CODES)
 
 
-def _key_automaton(table: _Table, covering: set[str], placing: _Table) -> tuple[Any, list[tuple[Any, ...]]]:
+def _key_automaton(table: _Table, covering: set[str], placing: _Table) -> tuple[KeyAutomaton, list[tuple[Any, ...]]]:
     """The key automaton and its general values (see above), from ``table``, which it empties as
-    it goes (each key's entries freed as soon as it is added: the nodes reuse their memory).
+    it goes (each key's entries freed as soon as the automaton has read the key).
     O(total length of the keys)."""
-    automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
     general: list[tuple[Any, ...]] = []
     # General values as plain tuples of ints and strings, equal ones shared: the garbage collector
     # does not track such tuples (never a named tuple's), so full collections do not traverse them.
     shared: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    while table:
-        key, have = table.popitem()
-        entries = _entries(have)
-        length, left, right = len(key), key[0].isalnum(), key[-1].isalnum()
-        covers = tuple(e >> 3 for e in entries) if key in covering else ()
-        places = tuple(_entries(placing.get(key)))
-        atom = entries[0] >> 3
-        if (len(entries) == 1 and length <= _LENGTH and atom <= _MAX_ATOM and covers in ((), (atom,))
-                and places in ((), (atom,))):
-            value = (atom << _ATOM_SHIFT | (entries[0] & 7) << _METHOD_SHIFT
-                     | length | (_LEFT if left else 0) | (_RIGHT if right else 0)
-                     | (_COVERS if covers else 0) | (_PLACES if places else 0))
-        else:
-            counts = _shared(shared, (covers, places)) if covers or places else None
-            plain = _shared(shared, tuple(_shared(shared, (e >> 3, *_ENTRY_FIELDS[e & 7])) for e in entries))
-            value = ~len(general)
-            general.append((length, left, right, plain, counts))
-        automaton.add_word(key, value)
-    automaton.make_automaton()
-    return automaton, general
+
+    def pairs() -> Iterable[tuple[str, int]]:
+        while table:
+            key, have = table.popitem()
+            entries = _entries(have)
+            length, left, right = len(key), key[0].isalnum(), key[-1].isalnum()
+            covers = tuple(e >> 3 for e in entries) if key in covering else ()
+            places = tuple(_entries(placing.get(key)))
+            atom = entries[0] >> 3
+            if (len(entries) == 1 and length <= _LENGTH and atom <= _MAX_ATOM and covers in ((), (atom,))
+                    and places in ((), (atom,))):
+                value = (atom << _ATOM_SHIFT | (entries[0] & 7) << _METHOD_SHIFT
+                         | length | (_LEFT if left else 0) | (_RIGHT if right else 0)
+                         | (_COVERS if covers else 0) | (_PLACES if places else 0))
+            else:
+                counts = _shared(shared, (covers, places)) if covers or places else None
+                plain = _shared(shared, tuple(_shared(shared, (e >> 3, *_ENTRY_FIELDS[e & 7])) for e in entries))
+                value = ~len(general)
+                general.append((length, left, right, plain, counts))
+            yield key, value
+
+    return KeyAutomaton(table, pairs()), general
 
 
 class Detector:
@@ -257,7 +259,7 @@ class Detector:
         self.semantic = semantic
         self.pii = pii
         self.undetectable: tuple[str, ...] = ()
-        self._automaton: Any = None
+        self._automaton: KeyAutomaton | None = None
         self._key_general: list[tuple[Any, ...]] = []  # the keys' general values (``_key_automaton``)
         #: per atom index: its value, and the fields every finding of it starts with
         self._values = [a.value for a in self.atoms]
@@ -413,8 +415,7 @@ class Detector:
         known: dict[int, int] = {}  # exact occurrences the skeleton pass will hit again
         placed: dict[int, int] = {}  # occurrences of a value the fuzzy pass will place again
         covered: set[tuple[int, int]] = set()  # (atom, normalized start) of those occurrences
-        if self._automaton is not None:
-            self._match_keys(text, norm, raw, known, placed, covered)
+        self._match_keys(text, norm, raw, known, placed, covered)
         if self._skeleton:
             def emit(idx: int, method: str, start: int, end: int) -> None:
                 o_start, o_end = norm.to_original(start, end)
@@ -440,19 +441,22 @@ class Detector:
         n = len(s)
         values = self._values
         to_original = None if norm.identity else norm.to_original
-        hits = list(self._automaton.iter(s))
-        if len(hits) >= _bulk.BULK and self._match_bulk(text, norm, hits, raw, known, placed):
+        automaton = self._automaton
+        if automaton is None:
+            return
+        hits = automaton.matches(s)
+        key_values = automaton.values
+        if len(hits) >= _bulk.BULK and self._match_bulk(text, norm, hits, key_values, raw, known, placed):
             return
         general = self._key_general
         counted: list[Any] = []  # the counts of the accepted hits of general keys that count
-        for end, packed in hits:
+        for number, start, end in hits:
+            packed = key_values[number]
             if packed < 0:
-                self._general_hit(text, norm, end, general[~packed], raw, counted, covered)
+                self._general_hit(text, norm, start, end, general[~packed], raw, counted, covered)
                 continue
-            start = end - (packed & _LENGTH) + 1
             if packed & _LEFT and start > 0 and s[start - 1].isalnum():
                 continue
-            end += 1
             if packed & _RIGHT and end < n and s[end].isalnum():
                 continue
             o_start, o_end = (start, end) if to_original is None else to_original(start, end)
@@ -477,16 +481,14 @@ class Detector:
         one = (value >> _ATOM_SHIFT,)
         return (one if value & _COVERS else (), one if value & _PLACES else ())
 
-    def _general_hit(self, text: str, norm: Normalized, end: int, value: tuple[Any, ...], raw: list,
+    def _general_hit(self, text: str, norm: Normalized, start: int, end: int, value: tuple[Any, ...], raw: list,
                      counted: list[Any], covered: set[tuple[int, int]] | None) -> None:
-        """:meth:`_match_keys` for one hit (its last character at ``end``) of a key with a general
+        """:meth:`_match_keys` for one hit (``norm.text[start:end]``) of a key with a general
         value (several entries: a key two atoms share, a joined form that is another atom's key)."""
         s = norm.text
-        length, left_word, right_word, entries, counts = value
-        start = end - length + 1
+        _, left_word, right_word, entries, counts = value
         if left_word and start > 0 and s[start - 1].isalnum():
             return
-        end += 1
         if right_word and end < len(s) and s[end].isalnum():
             return
         o_start, o_end = (start, end) if norm.identity else norm.to_original(start, end)
@@ -501,17 +503,18 @@ class Detector:
                 for atom in counts[1]:
                     covered.add((atom, start))
 
-    def _match_bulk(self, text: str, norm: Normalized, hits: list[tuple[int, int]], raw: list,
-                    known: dict[int, int], placed: dict[int, int]) -> bool:
+    def _match_bulk(self, text: str, norm: Normalized, hits: list[tuple[int, int, int]], key_values: array[int],
+                    raw: list, known: dict[int, int], placed: dict[int, int]) -> bool:
         """:meth:`_match_keys` of a text repeating a few keys (≥ ``_bulk.BULK`` hits of at most
         ``_bulk.MAX_KEYS`` keys): the hits checked in C by :func:`_bulk.key_matches`, on the keys'
         values as tuples; False (nothing done) for hits of more keys."""
-        distinct = set(map(_SECOND, hits))
+        distinct = set(map(_FIRST, hits))
         if len(distinct) > _bulk.MAX_KEYS:
             return False
-        value = {key: self._key_value(key) for key in distinct}
+        value = {number: self._key_value(key_values[number]) for number in distinct}
         many = None if norm.identity else norm.to_original_many
-        got = _bulk.key_matches(text, norm.text, list(map(_FIRST, hits)), list(map(value.__getitem__, map(_SECOND, hits))),
+        ends = list(map(sub, map(_THIRD, hits), repeat(1)))  # (the last offset of each hit)
+        got = _bulk.key_matches(text, norm.text, ends, list(map(value.__getitem__, map(_FIRST, hits))),
                                 self._bulk_values if many is None else self._values,
                                 many, ("normalized", _NORMALIZED), raw)
         if got is None:

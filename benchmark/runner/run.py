@@ -64,8 +64,8 @@ from .records import RecordWriter, latest_records
 __all__ = ["RunPlan", "RunResult", "plan_run", "run_benchmark", "write_summary"]
 
 NTK_SUITE = "need-to-know"
-_PACKAGES = ("tpguard", "pydantic", "rapidfuzz", "pyahocorasick", "opentelemetry-sdk", "langchain",
-             "langchain-core", "langgraph", "smolagents", "presidio-analyzer", "scipy")
+_PACKAGES = ("tpguard", "pydantic", "rapidfuzz", "pyahocorasick", "ahocorasick-rs", "opentelemetry-sdk",
+             "langchain", "langchain-core", "langgraph", "smolagents", "presidio-analyzer", "scipy")
 
 
 def _versions() -> dict[str, str | None]:

@@ -147,9 +147,10 @@ def _old_match_keys(det: Detector, text: str) -> tuple[list, dict[int, int], dic
     raw: list = []
     counted = []
     covered: set = set()
-    for end, key in det._automaton.iter(s):
-        length, left_word, right_word, entries, counts = det._key_value(key)
-        start = end - length + 1
+    for number, start, stop in det._automaton.matches(s):
+        length, left_word, right_word, entries, counts = det._key_value(det._automaton.values[number])
+        assert stop - start == length
+        end = stop - 1
         if left_word and start > 0 and s[start - 1].isalnum():
             continue
         end += 1
@@ -186,7 +187,7 @@ def test_packed_values_match_as_their_general_form(parts: list[tuple[str, str]])
 
 
 def test_the_packed_and_general_values_are_both_used() -> None:
-    values = list(_DET._automaton.values())
+    values = list(_DET._automaton.values)
     assert any(v < 0 for v in values) and any(v >= 0 for v in values)
     shared = _DET._key_value(_DET._automaton.get("maria gonzalez"))
     assert len(shared[3]) == 2  # two atoms' exact key: a general value
