@@ -11,7 +11,7 @@ them equal); cost O(hits × distinct keys) in C, so the path is taken only for a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from itertools import compress, repeat
 from operator import add, and_, eq, is_, itemgetter, lt, not_, or_, sub
 from typing import Any
@@ -95,7 +95,7 @@ def _append(raw: list[Any], text: str, value: str | None, atom: int, method: str
         raw.extend(zip(repeat(atom), a, map(sub, a, b), repeat(p), repeat(m), b, repeat(1.0)))
 
 
-def resolve(raw: list[Any], info: Sequence[tuple[str, str]], severity: Sequence[float], path: str,
+def resolve(raw: list[Any], info: Mapping[int, tuple[str, str]], severity: Sequence[float], path: str,
             free_text: bool, new_finding: Callable[[tuple[Any, ...]], Any]) -> list[Any] | None:
     """The findings of a sorted match list in which no two matches of one atom overlap (then each
     match is its own finding), built over columns; ``None`` when some do."""
