@@ -66,7 +66,7 @@ class KeyAutomaton:
         #: the stand-ins' block, once a key holds a stand-in (a text with one of its characters is swapped)
         self._swapped: re.Pattern[str] | None = None
         self.values = array("i")
-        read_all = False
+        expected, read_all = len(keys), False
 
         def read() -> Iterator[str]:
             nonlocal read_all
@@ -83,7 +83,7 @@ class KeyAutomaton:
         self._automaton = ahocorasick_rs.AhoCorasick(read(), matchkind=ahocorasick_rs.MatchKind.Standard,
                                                      store_patterns=False)
         if not read_all:  # the crate stops at a key it cannot read, silently (the key is not named: private)
-            raise ValueError(f"key automaton: the library stopped reading at key {len(self.values)} of {len(keys)}")
+            raise ValueError(f"key automaton: the library stopped reading at key {len(self.values)} of {expected}")
 
     def __len__(self) -> int:
         return len(self.values)
