@@ -294,6 +294,12 @@ class Detector:
         self._clean: set[str] = set()
         self._compile()
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A pickled detector is rebuilt from its atoms and options (the key automaton, in Rust,
+        does not pickle and keeps no copy of its keys; the memo is a cache)."""
+        return (partial(Detector, fuzzy=self.fuzzy, fuzzy_threshold=self.fuzzy_threshold, semantic=self.semantic,
+                        pii=self.pii), (self.atoms,))
+
     # -- compilation --------------------------------------------------------------------------
     def _keys(self, atom: PrivateAtom) -> Iterable[tuple[str, str]]:
         yield atom.value, "exact"

@@ -12,6 +12,7 @@ pyahocorasick automaton before it found.
 
 from __future__ import annotations
 
+import pickle
 from array import array
 from collections.abc import Collection, Iterable
 from unittest import mock
@@ -137,3 +138,16 @@ def test_a_key_the_library_cannot_read_fails_the_build() -> None:
         with never, pytest.raises(ValueError, match="stopped reading") as raised:
             KeyAutomaton(keys, iter([(k, i) for i, k in enumerate(keys)]))
         assert "\ud800" not in str(raised.value)
+
+
+def test_a_detector_pickles_by_rebuilding() -> None:
+    for det in (Detector(_EXTRA), Detector(_EXTRA, fuzzy=False, fuzzy_threshold=90.0, semantic=False)):
+        copy = pickle.loads(pickle.dumps(det))
+        assert (copy.fuzzy, copy.fuzzy_threshold, copy.semantic, copy.atoms) == (
+            det.fuzzy, det.fuzzy_threshold, det.semantic, det.atoms)
+        _same_findings(copy, det)
+
+
+def _same_findings(copy: Detector, det: Detector) -> None:
+    for text in ("call Maria Gonzalez at 415-555-0199", "Gonzalez, Maria \ud800 T2 diabetes", "rx 88213"):
+        assert copy.scan_text(text) == det.scan_text(text)
