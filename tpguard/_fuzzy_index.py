@@ -248,8 +248,13 @@ class FuzzyIndex:
         return near
 
     def scan(self, s: str, emit: Callable[[int, int, int, float], None],
-             known: Mapping[int, int] | None = None, covered: Container[tuple[int, int]] = ()) -> None:
+             known: Mapping[int, int] | None = None, covered: Container[tuple[int, int]] = (), *,
+             wanted: Container[int] | None = None) -> None:
         """Call ``emit(idx, norm_start, norm_end, score)`` for every fuzzy occurrence in ``s``.
+
+        ``wanted``: when given, only the atoms it holds are aligned and emitted (a caller that
+        needs a few atoms' occurrences, e.g. a second scan of a redacted text); each of them is
+        found exactly as without it — the rules below are per atom.
 
         ``known`` counts the occurrences of each atom's *value* the exact keys already found
         (each is one candidate place here; an alias or a swapped name places none, so it must not
@@ -276,6 +281,8 @@ class FuzzyIndex:
                     for wid in near(w):
                         for idx in self._singles.get(wid, ()):
                             hits.setdefault((idx, i), set()).add(0)
+        if hits and wanted is not None:
+            hits = {place: ks for place, ks in hits.items() if place[0] in wanted}
         if hits and known:
             hits = _unknown(hits, doomed, known)
         if hits:
