@@ -101,6 +101,9 @@ def _first_starts(spaced: str, ws: list[str], n: int) -> list[int]:
 #: a scan whose candidates reach past this many words computes every word's offset in C
 _FIND_STARTS = 24
 
+#: a scan with at most this many places to align aligns them without memos (``_verify_few``)
+_FEW = 6
+
 _MEMO_SIZE = 65536
 #: A word pair shared by more atoms than this (``gmail com``) places no candidates: it says
 #: little about which atom is meant, and iterating it would make lookups grow with the atoms.
@@ -133,9 +136,12 @@ def fuzzy_eligible(key: str) -> bool:
 _Posting = Sequence[tuple[int, int]]
 #: places a posting dropped for their digits: (its atoms, which of them were kept, first word)
 _Doomed = list[tuple[tuple[int, ...], list[bool], int]]
+#: candidate places (atom, first text word) → the pair indices of the atom they hit, as a bit mask
+#: (bit ``k``: pair ``k``; an int, not a set: no allocation per pair hit)
+_Hits = dict[tuple[int, int], int]
 #: one scan's state: candidate places → pair indices hit, window digits by (first word, pairs),
 #: places dropped for their digits (only those of atoms in the last item, ``known``)
-_Scan = tuple[dict[tuple[int, int], set[int]], dict[tuple[int, int], str], _Doomed, Mapping[int, int]]
+_Scan = tuple[_Hits, dict[tuple[int, int], str], _Doomed, Mapping[int, int]]
 #: a posting's atoms grouped by (pair index in the atom, the atom's pairs): the group's atoms, the
 #: digits of each one's key, and whether any of them has digits (else the filter keeps them all)
 _Group = tuple[int, int, tuple[int, ...], tuple[str, ...], bool]
@@ -267,7 +273,7 @@ class FuzzyIndex:
         name written once correctly and once inside an e-mail address aligns the e-mail only."""
         spaced, ws = _split(s)
         vocab = self._vocab
-        hits: dict[tuple[int, int], set[int]] = {}
+        hits: _Hits = {}
         doomed: _Doomed = []  # places dropped for their digits (still places)
         if len(ws) > 1:
             # indices of the text words that are atom words, found in C (a few per text)
@@ -280,7 +286,7 @@ class FuzzyIndex:
                 if len(w) >= 9:
                     for wid in near(w):
                         for idx in self._singles.get(wid, ()):
-                            hits.setdefault((idx, i), set()).add(0)
+                            hits[(idx, i)] = hits.get((idx, i), 0) | 1
         if hits and wanted is not None:
             hits = {place: ks for place, ks in hits.items() if place[0] in wanted}
         if hits and known:
@@ -289,7 +295,7 @@ class FuzzyIndex:
             self._verify(s, spaced, ws, hits, emit, covered)
 
     def _pair_hits(
-        self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]], doomed: _Doomed,
+        self, words: list[str], at: list[int], hits: _Hits, doomed: _Doomed,
         known: Mapping[int, int] | None = None,
     ) -> None:
         """Adjacent text words, one of them a vocabulary word (``at``: their indices), the other
@@ -315,7 +321,11 @@ class FuzzyIndex:
                         pair = (words[i], words[i + 1])
                         got = memo(pair)
                         for posting in postings(*pair) if got is None else got:
-                            place(words, posting, i, ctx)
+                            if len(posting) < _DIGIT_FILTER:  # _place's first case, inline
+                                for idx, k in posting:
+                                    hits[(idx, i - k)] = hits.get((idx, i - k), 0) | 1 << k
+                            else:
+                                place(words, posting, i, ctx)
                 prev = p
             return
         gate = self._gate
@@ -374,7 +384,7 @@ class FuzzyIndex:
         hits = ctx[0]
         if len(posting) < _DIGIT_FILTER:
             for idx, k in posting:
-                hits.setdefault((idx, i - k), set()).add(k)
+                hits[(idx, i - k)] = hits.get((idx, i - k), 0) | 1 << k
             return
         groups, all_atoms, finder, back, ahead = self._grouped(posting)
         if finder is not None:
@@ -412,8 +422,9 @@ class FuzzyIndex:
                     if not any(keep):
                         continue
                     kept = compress(atoms, keep)
+            bit = 1 << k
             for idx in kept:
-                hits.setdefault((idx, first), set()).add(k)
+                hits[(idx, first)] = hits.get((idx, first), 0) | bit
 
     def _grouped(self, posting: _Posting) -> _Grouped:
         """A posting's atoms grouped by where the pair sits in them (they share a place and its
@@ -441,7 +452,7 @@ class FuzzyIndex:
         self._groups[id(posting)] = (posting, grouped)
         return grouped
 
-    def _verify(self, s: str, spaced: str, ws: list[str], hits: dict[tuple[int, int], set[int]],
+    def _verify(self, s: str, spaced: str, ws: list[str], hits: _Hits,
                 emit: Callable[[int, int, int, float], None], covered: Container[tuple[int, int]]) -> None:
         """Align every candidate place with rapidfuzz. The outcome of a place depends only on the
         text of its widest window (one word more at either end) and where the place sits in it, so
@@ -453,7 +464,7 @@ class FuzzyIndex:
         needed = self._pairs_needed()
         # only the places with enough pair hits are aligned (a small policy's e-mail address places
         # one on every line of an export by its domain pair alone: ~9,400 of them, 59 aligned)
-        todo = [place for place, ks in hits.items() if len(ks) >= needed.get(place[0], 1)]
+        todo = [place for place, ks in hits.items() if ks.bit_count() >= needed.get(place[0], 1)]
         if not todo:
             return
         # the offsets of the words up to the widest window's last word (``_align``) and no further;
@@ -462,6 +473,9 @@ class FuzzyIndex:
         widest = hits if min(first for _, first in todo) < 0 else todo
         reach = min(last, max(first + keys[idx][2] for idx, first in widest) + 1)
         starts = _first_starts(spaced, ws, reach + 1) if reach < _FIND_STARTS else _word_starts(spaced)
+        if len(todo) <= _FEW:
+            self._verify_few(s, ws, todo, starts, emit, covered)
+            return
         outcomes: dict[tuple[int, str, int, int], tuple[int, int, float] | None] = {}
         state: _Verify = ({}, {} if _DIGITS.search(s) else _NO_DIGITS, {})
         for idx, first in todo:
@@ -486,6 +500,45 @@ class FuzzyIndex:
                 got = outcomes[memo] = self._align(idx, first, s, ws, starts, base, state, last)
             if got is not None:
                 emit(idx, base + got[0], base + got[1], got[2])
+
+    def _verify_few(self, s: str, ws: list[str], todo: list[tuple[int, int]], starts: list[int],
+                    emit: Callable[[int, int, int, float], None], covered: Container[tuple[int, int]]) -> None:
+        """:meth:`_verify` of a few places (a note's two or three), each aligned directly: the same
+        windows in the same order — the aligned words (:meth:`_aligned`), then :meth:`_align`'s
+        three, the first of which is the aligned words again unless the place starts before the
+        text — the first to reach the threshold being the occurrence. A window is sliced and its
+        digits computed only once its length can reach the threshold. Without the long path's
+        memos (a place's windows, a window's digits and score, a widest window's outcome), which
+        cost more to fill than they save for a few places that do not repeat."""
+        keys, cutoff = self.keys, self.threshold
+        reach = cutoff / 100.0
+        last = len(ws) - 1
+        for idx, first in todo:
+            if covered and (idx, starts[first]) in covered:
+                continue
+            key, key_digits, npairs = keys[idx]
+            n_key = len(key)
+            z = min(last, first + npairs)
+            a = first if first > 0 else 0
+            z1 = z if z > 0 else 0
+            z2 = min(last, z1 + 1) if first + npairs >= 0 else 0
+            b = starts[a - 1 if a else 0]
+            end1, end2 = starts[z1] + len(ws[z1]), starts[z2] + len(ws[z2])
+            wins = [(starts[first], starts[z] + len(ws[z]))]
+            if first < 0:
+                wins.append((starts[a], end1))
+            wins += ((starts[a], end2), (b, end1))
+            for start, end in wins:
+                n_span = end - start
+                if 2 * min(n_key, n_span) < reach * (n_key + n_span):
+                    continue  # too long or short to reach the threshold
+                span = s[start:end]
+                if digits_of(span) != key_digits:
+                    continue
+                score = fuzz.ratio(key, span, score_cutoff=cutoff)
+                if score:
+                    emit(idx, start, end, score / 100.0)
+                    break
 
     def _aligned(self, idx: int, span: str, state: _Verify) -> float:
         """The score of the aligned words' text (0 when under the threshold, too long or short, or
@@ -545,23 +598,25 @@ class FuzzyIndex:
         return None
 
 
-def _unknown(hits: dict[tuple[int, int], set[int]], doomed: _Doomed,
-             known: Mapping[int, int]) -> dict[tuple[int, int], set[int]]:
+def _unknown(hits: _Hits, doomed: _Doomed, known: Mapping[int, int]) -> _Hits:
     """``hits`` without the places of atoms that have no more places (kept or ``doomed``) than
     known value occurrences (:meth:`FuzzyIndex.scan`). Only the atoms with known occurrences are
     counted, and the dropped places only for them (one ``isdisjoint`` per dropped group)."""
-    need = {idx for idx, _ in hits if known.get(idx, 0)}
-    if not need:
-        return hits
-    places: dict[int, int] = {}
+    places: dict[int, int] = {}  # the places of each atom with known occurrences
+    count, get = places.get, known.get
     for idx, _ in hits:
-        if idx in need:
-            places[idx] = places.get(idx, 0) + 1
-    dropped = {(idx, first) for atoms, keep, first in doomed if not need.isdisjoint(atoms)
-               for idx, kept in zip(atoms, keep, strict=True) if not kept and idx in need}
-    for idx, _ in dropped:
-        places[idx] += 1
-    return {k: v for k, v in hits.items() if k[0] not in need or places[k[0]] > known[k[0]]}
+        if get(idx):
+            places[idx] = count(idx, 0) + 1
+    if not places:
+        return hits
+    if doomed:
+        need = places.keys()
+        dropped = {(idx, first) for atoms, keep, first in doomed if not need.isdisjoint(atoms)
+                   for idx, kept in zip(atoms, keep, strict=True) if not kept and idx in need}
+        for idx, _ in dropped:
+            places[idx] += 1
+    done = {idx for idx, n in places.items() if n <= known[idx]}
+    return {k: v for k, v in hits.items() if k[0] not in done} if done else hits
 
 
 class _NoDigits(dict[str, str]):
