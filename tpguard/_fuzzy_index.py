@@ -101,9 +101,6 @@ def _first_starts(spaced: str, ws: list[str], n: int) -> list[int]:
 #: a scan whose candidates reach past this many words computes every word's offset in C
 _FIND_STARTS = 24
 
-#: a scan with at most this many places to align aligns them without memos (``_verify_few``)
-_FEW = 6
-
 _MEMO_SIZE = 65536
 #: A word pair shared by more atoms than this (``gmail com``) places no candidates: it says
 #: little about which atom is meant, and iterating it would make lookups grow with the atoms.
@@ -149,11 +146,6 @@ _Group = tuple[int, int, tuple[int, ...], tuple[str, ...], bool]
 #: words the union of its places' widest windows reaches before and after the pair's first word
 #: (else ``None``)
 _Grouped = tuple[tuple[_Group, ...], tuple[int, ...], "ahocorasick.Automaton | None", int, int]
-
-
-#: one verification's memos: a place's windows, a window text's digits, a (key, window) score
-_Verify = tuple[dict[tuple[int, int], tuple[list[tuple[int, int, str, str]], set[str]]], dict[str, str],
-                dict[tuple[int, str], float]]
 
 
 def _deletions(word: str) -> list[str]:
@@ -225,7 +217,16 @@ class FuzzyIndex:
         self._groups.clear()
         # built here, with the index, not by the first scan (a 100k-atom gate takes ~0.1 s)
         big = pairs and len(self._vocab) >= _GATE_VOCAB  # a small index never uses it (_pair_hits)
-        self._gate = PairGate(pairs, self._vocab, self._within_one_edit) if big else None
+        self._gate = self._new_gate() if big else None
+
+    def _new_gate(self) -> PairGate:
+        """The gate of the pairs whose posting places candidates (at most ``_MAX_POSTING`` atoms):
+        a pair only larger postings hold (``yahoo com``, ``gmail com``: one a line of a customer
+        export, 14k of the 33k pairs the gate let through on the 1 MB export at 100k atoms) cost a
+        look-up and a ``_place`` call each to place nothing."""
+        pairs = self._pairs
+        return PairGate([p for p, posting in pairs.items() if len(posting) <= _MAX_POSTING], self._vocab,
+                        self._within_one_edit)
 
     def _pairs_needed(self) -> dict[int, int]:
         """Pair hits an occurrence needs: all its usable pairs but one (two adjacent typos)."""
@@ -330,7 +331,7 @@ class FuzzyIndex:
             return
         gate = self._gate
         if gate is None:
-            gate = self._gate = PairGate(self._pairs, self._vocab, self._within_one_edit)
+            gate = self._gate = self._new_gate()
         # only the pairs whose look-up finds a posting, decided for the whole text in C (a large
         # policy's vocabulary holds most words of a customer export: most pairs find nothing)
         for i in gate.open_pairs(words, at):
@@ -454,11 +455,17 @@ class FuzzyIndex:
 
     def _verify(self, s: str, spaced: str, ws: list[str], hits: _Hits,
                 emit: Callable[[int, int, int, float], None], covered: Container[tuple[int, int]]) -> None:
-        """Align every candidate place with rapidfuzz. The outcome of a place depends only on the
-        text of its widest window (one word more at either end) and where the place sits in it, so
-        it is computed once per distinct (atom, widest window, position) of the scan: a text that
-        repeats a near miss (``Blue Shield Blue Shield …``), a swapped name or a few typos aligns
-        each distinct window once, and pays one slice and one look-up per further occurrence."""
+        """Align every candidate place with rapidfuzz: its windows in order — the aligned words,
+        the aligned words and the next word, the previous word and the aligned words (an inserted
+        middle initial) — the first to reach the threshold being the occurrence. A window is
+        sliced only once its length can reach the threshold, and aligned only if its digits are
+        the key's; each distinct (atom, window text) is aligned once per scan, so a text that
+        repeats a near miss (``Blue Shield Blue Shield …``), a swapped name or a few typos pays
+        one slice, one digit pass and one look-up per further occurrence.
+
+        (Until issue 33 a place's outcome was memoized by its widest window and position, and a
+        place's windows and their digits by place: filling those memos cost more than it saved
+        — on the 1 MB export at 100k atoms 95 against 64 ms, on a note's two places ~2x.)"""
         last = len(ws) - 1
         keys = self.keys
         needed = self._pairs_needed()
@@ -467,52 +474,18 @@ class FuzzyIndex:
         todo = [place for place, ks in hits.items() if ks.bit_count() >= needed.get(place[0], 1)]
         if not todo:
             return
-        # the offsets of the words up to the widest window's last word (``_align``) and no further;
-        # a place before the text's first word (a pair of the atom's middle at the text's start)
-        # reads ``starts[-1]``, so then the offsets reach as far as they did for every place
+        # the offsets of the words up to the widest window's last word and no further; a place
+        # before the text's first word (a pair of the atom's middle at the text's start) reads
+        # ``starts[-1]`` for its aligned words, so then the offsets reach as far as they did for
+        # every place (the pre-issue-33 rule: the same windows, the same findings)
         widest = hits if min(first for _, first in todo) < 0 else todo
         reach = min(last, max(first + keys[idx][2] for idx, first in widest) + 1)
         starts = _first_starts(spaced, ws, reach + 1) if reach < _FIND_STARTS else _word_starts(spaced)
-        if len(todo) <= _FEW:
-            self._verify_few(s, ws, todo, starts, emit, covered)
-            return
-        outcomes: dict[tuple[int, str, int, int], tuple[int, int, float] | None] = {}
-        state: _Verify = ({}, {} if _DIGITS.search(s) else _NO_DIGITS, {})
-        for idx, first in todo:
-            if covered and (idx, starts[first]) in covered:
-                continue
-            npairs = self.keys[idx][2]
-            # the aligned words first: when they reach the threshold, the wider windows are never
-            # looked at, whatever words surround them (a text of typo'd names, one after another)
-            z = min(last, first + npairs)
-            a_start, a_end = starts[first], starts[z] + len(ws[z])
-            score = self._aligned(idx, s[a_start:a_end], state)
-            if score:
-                emit(idx, a_start, a_end, score)
-                continue
-            lo = first - 1 if first > 0 else 0
-            hi = min(last, first + npairs + 1)
-            base = starts[lo]
-            memo = (idx, s[base : starts[hi] + len(ws[hi])], first - lo, hi - first)
-            if memo in outcomes:
-                got = outcomes[memo]
-            else:
-                got = outcomes[memo] = self._align(idx, first, s, ws, starts, base, state, last)
-            if got is not None:
-                emit(idx, base + got[0], base + got[1], got[2])
-
-    def _verify_few(self, s: str, ws: list[str], todo: list[tuple[int, int]], starts: list[int],
-                    emit: Callable[[int, int, int, float], None], covered: Container[tuple[int, int]]) -> None:
-        """:meth:`_verify` of a few places (a note's two or three), each aligned directly: the same
-        windows in the same order — the aligned words (:meth:`_aligned`), then :meth:`_align`'s
-        three, the first of which is the aligned words again unless the place starts before the
-        text — the first to reach the threshold being the occurrence. A window is sliced and its
-        digits computed only once its length can reach the threshold. Without the long path's
-        memos (a place's windows, a window's digits and score, a widest window's outcome), which
-        cost more to fill than they save for a few places that do not repeat."""
-        keys, cutoff = self.keys, self.threshold
-        reach = cutoff / 100.0
-        last = len(ws) - 1
+        cutoff = self.threshold
+        least = cutoff / 100.0
+        # a text without digits: every window's digits are "" (no digit pass per window)
+        digits = digits_of if _DIGITS.search(s) else _no_digits
+        scores: dict[tuple[int, str], float] = {}
         for idx, first in todo:
             if covered and (idx, starts[first]) in covered:
                 continue
@@ -522,80 +495,28 @@ class FuzzyIndex:
             a = first if first > 0 else 0
             z1 = z if z > 0 else 0
             z2 = min(last, z1 + 1) if first + npairs >= 0 else 0
-            b = starts[a - 1 if a else 0]
-            end1, end2 = starts[z1] + len(ws[z1]), starts[z2] + len(ws[z2])
+            end1 = starts[z1] + len(ws[z1])
+            # the aligned words (for a place before the text: from ``starts[first]``, as before),
+            # then the wider windows; for a place at or after word 0 the second is the first again
             wins = [(starts[first], starts[z] + len(ws[z]))]
             if first < 0:
                 wins.append((starts[a], end1))
-            wins += ((starts[a], end2), (b, end1))
-            for start, end in wins:
-                n_span = end - start
-                if 2 * min(n_key, n_span) < reach * (n_key + n_span):
-                    continue  # too long or short to reach the threshold
-                span = s[start:end]
-                if digits_of(span) != key_digits:
+            wins += ((starts[a], starts[z2] + len(ws[z2])), (starts[a - 1 if a else 0], end1))
+            for w_start, w_end in wins:
+                n_span = w_end - w_start
+                # ratio = 2·matches / (len(key) + len(span)) ≤ 2·min / sum: a window whose length
+                # alone keeps it under the threshold is not aligned (most of a large index's)
+                if 2 * min(n_key, n_span) < least * (n_key + n_span):
                     continue
-                score = fuzz.ratio(key, span, score_cutoff=cutoff)
+                span = s[w_start:w_end]
+                if digits(span) != key_digits:
+                    continue  # digits must agree
+                score = scores.get((idx, span))
+                if score is None:
+                    score = scores[(idx, span)] = fuzz.ratio(key, span, score_cutoff=cutoff)
                 if score:
-                    emit(idx, start, end, score / 100.0)
+                    emit(idx, w_start, w_end, score / 100.0)
                     break
-
-    def _aligned(self, idx: int, span: str, state: _Verify) -> float:
-        """The score of the aligned words' text (0 when under the threshold, too long or short, or
-        its digits differ): the first window :meth:`_align` tries, memoized by text."""
-        key, key_digits, _ = self.keys[idx]
-        _, digits, scores = state
-        score = scores.get((idx, span))
-        if score is None:
-            n_key, n_span = len(key), len(span)
-            got = digits.get(span)
-            if got is None:
-                got = digits[span] = digits_of(span)
-            if got != key_digits or 2 * min(n_key, n_span) < self.threshold / 100.0 * (n_key + n_span):
-                score = 0.0
-            else:
-                score = fuzz.ratio(key, span, score_cutoff=self.threshold)
-            scores[(idx, span)] = score
-        return score / 100.0
-
-    def _align(self, idx: int, first: int, s: str, ws: list[str], starts: list[int], base: int,
-               state: _Verify, last: int) -> tuple[int, int, float] | None:
-        """The best of a place's windows — the aligned words, then one word more at either end (an
-        inserted middle initial) — as ``(start - base, end - base, score)``, or ``None``. ``last``
-        is the index of the text's last word (``starts`` may stop at the widest window's)."""
-        key, key_digits, npairs = self.keys[idx]
-        places, digits, scores = state
-        # Candidates of one place share its windows (24 streets named "David Wells" differ only by
-        # their number): each place's windows, their text and digits are computed once, and a
-        # candidate whose digits none of them has is dropped with one set lookup.
-        place = places.get((first, npairs))
-        if place is None:
-            wins = []
-            for a, z in ((first, first + npairs), (first, first + npairs + 1), (first - 1, first + npairs)):
-                z = max(0, min(last, z))  # the last word of the window
-                start, end = starts[max(0, a)], starts[z] + len(ws[z])
-                text = s[start:end]
-                got = digits.get(text)
-                if got is None:
-                    got = digits[text] = digits_of(text)
-                wins.append((start, end, text, got))
-            place = places[(first, npairs)] = (wins, {w[3] for w in wins})
-        if key_digits not in place[1]:
-            return None  # digits must agree
-        # ratio = 2·matches / (len(key) + len(span)) ≤ 2·min / sum: spans whose length alone keeps
-        # them under the threshold are not aligned (most candidates of a many-atom index).
-        reach = self.threshold / 100.0
-        n_key = len(key)
-        for start, end, span, span_digits in place[0]:
-            n_span = end - start
-            if 2 * min(n_key, n_span) < reach * (n_key + n_span) or span_digits != key_digits:
-                continue  # too long or short to reach the threshold, or other digits
-            score = scores.get((idx, span))
-            if score is None:
-                score = scores[(idx, span)] = fuzz.ratio(key, span, score_cutoff=self.threshold)
-            if score:
-                return start - base, end - base, score / 100.0
-        return None
 
 
 def _unknown(hits: _Hits, doomed: _Doomed, known: Mapping[int, int]) -> _Hits:
@@ -619,11 +540,6 @@ def _unknown(hits: _Hits, doomed: _Doomed, known: Mapping[int, int]) -> _Hits:
     return {k: v for k, v in hits.items() if k[0] not in done} if done else hits
 
 
-class _NoDigits(dict[str, str]):
-    """The digits of every window of a text without digits: ``""``, no look-up stored."""
-
-    def get(self, key: str, default: str | None = None) -> str:  # type: ignore[override]
-        return ""
-
-
-_NO_DIGITS = _NoDigits()
+def _no_digits(span: str) -> str:
+    """The digits of a window of a text without digits."""
+    return ""

@@ -1,7 +1,7 @@
-"""The fuzzy pass's short-text path (issue 33, item 2: the realistic note) gives the old code's
-findings: a scan with a few places to align aligns them directly (``FuzzyIndex._verify_few``),
-without the long path's memos; its pair look-ups place small postings inline and keep each place's
-pair indices as a bit mask; ``_unknown`` counts only the atoms with known occurrences.
+"""The fuzzy pass's direct alignment (issue 33, items 2 and 3) gives the old code's findings:
+``FuzzyIndex._verify`` tries each place's windows directly, without the old memos of a place's
+windows and a widest window's outcome; the pair look-ups place small postings inline and keep each
+place's pair indices as a bit mask; ``_unknown`` counts only the atoms with known occurrences.
 
 The reference is the code of ``test_fuzzy_export_paths`` (``tpguard/_fuzzy_index.py`` at fdfc457),
 which this path must match on every text — places before the text's first word included (a pair of
@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from test_fuzzy_export_paths import _ATOMS, _WORDS, _near_values, _old_pair_hits, _old_verify
 
 from tpguard import PrivateAtom
-from tpguard import _fuzzy_index as fuzzy_index
 from tpguard._fuzzy_index import FuzzyIndex
 from tpguard.benchmark.perf._realistic import REALISTIC_ATOMS, realistic_arguments
 from tpguard.detection import Detector
@@ -32,21 +31,16 @@ def _reference(atoms: list[PrivateAtom], text: str) -> list[tuple]:
         return _findings(Detector(atoms), text)
 
 
-def _both_paths(atoms: list[PrivateAtom], text: str) -> None:
-    """The text's findings with the short path for every scan, and with the long path for every
-    scan, are the reference's."""
-    expected = _reference(atoms, text)
-    for few in (10**9, 0):
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setattr(fuzzy_index, "_FEW", few)
-            assert _findings(Detector(atoms), text) == expected, few
+def _same(atoms: list[PrivateAtom], text: str) -> None:
+    """The text's findings are the reference's."""
+    assert _findings(Detector(atoms), text) == _reference(atoms, text)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(_near_values(), _WORDS), min_size=1, max_size=14),
        st.sampled_from([", ", " ", "\n", "; ", " (", ") "]))
 def test_a_few_places_are_aligned_as_the_old_code_aligned_them(parts: list[str], sep: str) -> None:
-    _both_paths(_ATOMS, sep.join(parts))
+    _same(_ATOMS, sep.join(parts))
 
 
 _NOTE = realistic_arguments()["note"]
@@ -84,7 +78,7 @@ def _note_variants(draw: st.DrawFn) -> str:
 @settings(max_examples=300, deadline=None)
 @given(_note_variants())
 def test_the_realistic_note_and_its_variants_give_the_old_findings(text: str) -> None:
-    _both_paths(list(REALISTIC_ATOMS), text)
+    _same(list(REALISTIC_ATOMS), text)
 
 
 def test_the_note_aligns_only_what_it_must() -> None:
@@ -99,11 +93,11 @@ def test_a_place_before_the_text_start_reads_the_same_windows() -> None:
     # "Wells Road" opens the text: the pair of the atoms' middle places them before word 0
     for text in ("Wells Road 117 and more", "Wells Road", "David Wells Road, 17 David Wels Road",
                  "Grove Lane Apt. 3 Oak Grov Lane"):
-        _both_paths(_ATOMS, text)
+        _same(_ATOMS, text)
     # a long name without its short first word opens the text: the words from the text's start
     # reach the threshold, and so do they with the next word; the old code found the first
     long_name = [PrivateAtom(id="dr", type="person_name", value="Dr Margaret Anne Wellington Jordan")]
     text = "Margaret Anne Wellington Jordan is here"
-    _both_paths(long_name, text)
+    _same(long_name, text)
     assert [(f[0], text[f[2] : f[3]]) for f in _findings(Detector(long_name), text)] == [
         ("dr", "Margaret Anne Wellington Jordan")]
