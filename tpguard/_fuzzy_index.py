@@ -459,13 +459,16 @@ class FuzzyIndex:
         the aligned words and the next word, the previous word and the aligned words (an inserted
         middle initial) — the first to reach the threshold being the occurrence. A window is
         sliced only once its length can reach the threshold, and aligned only if its digits are
-        the key's; each distinct (atom, window text) is aligned once per scan, so a text that
-        repeats a near miss (``Blue Shield Blue Shield …``), a swapped name or a few typos pays
-        one slice, one digit pass and one look-up per further occurrence.
+        the key's; each distinct (atom, window text) is scored once per scan (a digit pass and a
+        ``fuzz.ratio``), and the wider windows' outcome once per distinct (atom, widest window,
+        position) (:meth:`_wider`): a text that repeats a near miss (``Blue Shield Blue Shield
+        …``), a swapped name or a few typos pays a slice and a look-up or two per further
+        occurrence.
 
-        (Until issue 33 a place's outcome was memoized by its widest window and position, and a
-        place's windows and their digits by place: filling those memos cost more than it saved
-        — on the 1 MB export at 100k atoms 95 against 64 ms, on a note's two places ~2x.)"""
+        (Until issue 33 the windows of a place, their texts and digits were memoized per place
+        first, and the aligned words' digits per text: filling those memos cost more than it
+        saved — a note's two places cost ~2x what they cost now, ``_verify`` on the 1 MB export
+        at 100k absent atoms 95 against 61 ms.)"""
         last = len(ws) - 1
         keys = self.keys
         needed = self._pairs_needed()
@@ -486,37 +489,68 @@ class FuzzyIndex:
         # a text without digits: every window's digits are "" (no digit pass per window)
         digits = digits_of if _DIGITS.search(s) else _no_digits
         scores: dict[tuple[int, str], float] = {}
+        outcomes: dict[tuple[int, str, int, int], tuple[int, int, float] | None] = {}
+
+        def score(idx: int, key: str, key_digits: str, w_start: int, w_end: int) -> float:
+            """The window's score (0 under the threshold), once per distinct (atom, window text):
+            0 when its length alone keeps it under the threshold (ratio = 2·matches / (len(key) +
+            len(span)) ≤ 2·min / sum: most windows of a large index) or its digits differ."""
+            n_key, n_span = len(key), w_end - w_start
+            if 2 * min(n_key, n_span) < least * (n_key + n_span):
+                return 0.0
+            span = s[w_start:w_end]
+            got = scores.get((idx, span))
+            if got is None:
+                got = scores[(idx, span)] = (fuzz.ratio(key, span, score_cutoff=cutoff)
+                                             if digits(span) == key_digits else 0.0)
+            return got
+
         for idx, first in todo:
             if covered and (idx, starts[first]) in covered:
                 continue
             key, key_digits, npairs = keys[idx]
-            n_key = len(key)
+            # the aligned words first (for a place before the text: from ``starts[first]``, as
+            # before): when they reach the threshold, the wider windows are never looked at (a
+            # text of typo'd names, one after another, costs one slice and look-up a name)
             z = min(last, first + npairs)
-            a = first if first > 0 else 0
-            z1 = z if z > 0 else 0
-            z2 = min(last, z1 + 1) if first + npairs >= 0 else 0
-            end1 = starts[z1] + len(ws[z1])
-            # the aligned words (for a place before the text: from ``starts[first]``, as before),
-            # then the wider windows; for a place at or after word 0 the second is the first again
-            wins = [(starts[first], starts[z] + len(ws[z]))]
-            if first < 0:
-                wins.append((starts[a], end1))
-            wins += ((starts[a], starts[z2] + len(ws[z2])), (starts[a - 1 if a else 0], end1))
-            for w_start, w_end in wins:
-                n_span = w_end - w_start
-                # ratio = 2·matches / (len(key) + len(span)) ≤ 2·min / sum: a window whose length
-                # alone keeps it under the threshold is not aligned (most of a large index's)
-                if 2 * min(n_key, n_span) < least * (n_key + n_span):
-                    continue
-                span = s[w_start:w_end]
-                if digits(span) != key_digits:
-                    continue  # digits must agree
-                score = scores.get((idx, span))
-                if score is None:
-                    score = scores[(idx, span)] = fuzz.ratio(key, span, score_cutoff=cutoff)
-                if score:
-                    emit(idx, w_start, w_end, score / 100.0)
-                    break
+            w_start, w_end = starts[first], starts[z] + len(ws[z])
+            got = score(idx, key, key_digits, w_start, w_end)
+            if got:
+                emit(idx, w_start, w_end, got / 100.0)
+                continue
+            # then the wider windows, whose outcome depends only on the widest one's text and where
+            # the place sits in it: computed once per distinct (atom, widest window, position), so
+            # a text repeating a near miss (``Blue Shield Blue Shield …``) pays a slice and a look-up
+            lo = first - 1 if first > 0 else 0
+            hi = min(last, first + npairs + 1)
+            base = starts[lo]
+            memo = (idx, s[base : starts[hi] + len(ws[hi])], first - lo, hi - first)
+            if memo in outcomes:
+                found = outcomes[memo]
+            else:
+                found = outcomes[memo] = self._wider(idx, first, z, starts, ws, base, score)
+            if found is not None:
+                emit(idx, base + found[0], base + found[1], found[2])
+
+    def _wider(self, idx: int, first: int, z: int, starts: list[int], ws: list[str], base: int,
+               score: Callable[[int, str, str, int, int], float]) -> tuple[int, int, float] | None:
+        """The first of a place's wider windows to reach the threshold, as ``(start - base, end -
+        base, score)``, or ``None``: the aligned words and the next word, then the previous word
+        and the aligned words (an inserted middle initial); for a place before the text's first
+        word, the aligned words from word 0 first (:meth:`_verify` tried them from
+        ``starts[first]``)."""
+        key, key_digits, npairs = self.keys[idx]
+        last = len(ws) - 1
+        a = first if first > 0 else 0
+        z1 = z if z > 0 else 0
+        z2 = min(last, z1 + 1) if first + npairs >= 0 else 0
+        end1 = starts[z1] + len(ws[z1])
+        wins = ((starts[a], end1),) if first < 0 else ()
+        for w_start, w_end in (*wins, (starts[a], starts[z2] + len(ws[z2])), (starts[a - 1 if a else 0], end1)):
+            got = score(idx, key, key_digits, w_start, w_end)
+            if got:
+                return w_start - base, w_end - base, got / 100.0
+        return None
 
 
 def _unknown(hits: _Hits, doomed: _Doomed, known: Mapping[int, int]) -> _Hits:
