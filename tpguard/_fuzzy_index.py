@@ -21,10 +21,10 @@ where the value itself occurs (the caller's ``covered``: nothing found there wou
 edit look-ups are memoized per index (prose repeats its words), and at a large index the pairs pass
 a gate in C first (:mod:`tpguard._fuzzy_gate`), so the cost per text word is a few dictionary
 look-ups. Not yet flat in atoms on text made of the atoms' own words: on a 1 MB customer export whose
-names, streets and domains are the policy's, ``check_result`` costs ~3.4x at 100k atoms what it
-costs at 10, ~3.7x before the street pair every line hits (a posting of a dozen atoms) was
-dropped by one Aho-Corasick pass over its window's digits (issue 33, docs/perf.md
-"perf-export": what is left is gating ~170k word pairs in C and ~2,200 real near misses).
+names, streets and domains are the policy's, ``check_result`` costs ~3.3x at 100k atoms what it
+costs at 10, and ~2.4x with 99,990 atoms that share the export's words but never occur in it
+(issue 33, docs/perf.md "perf-fuzzy": what is left is gating ~170k word pairs in C, ~14k street
+places dropped by their digits one by one, and ~4,700 alignments).
 """
 
 from __future__ import annotations
