@@ -15,7 +15,9 @@ check at 100k atoms). This gate answers "does this pair find anything?" for ever
   the second (not a vocabulary word) within one edit; tag 2: the first (not a vocabulary word)
   within one edit, the second as written.
 
-Only the pairs that pass are looked up (in Python, as before). Cost: O(words) in C per text plus
+Only the pairs that pass are looked up (in Python, as before). The index builds its gate from the
+pairs whose posting places candidates (``FuzzyIndex._new_gate``: at most ``_MAX_POSTING`` atoms), so
+``yahoo com`` on every line of an export is not opened to place nothing. Cost: O(words) in C per text plus
 O(distinct new words × their pairs) to fill the memo; flat in atoms for a text whose pairs find
 nothing. Memory: two sets per remembered word, cleared past ``_MEMO_WORDS``.
 """

@@ -21,10 +21,10 @@ where the value itself occurs (the caller's ``covered``: nothing found there wou
 edit look-ups are memoized per index (prose repeats its words), and at a large index the pairs pass
 a gate in C first (:mod:`tpguard._fuzzy_gate`), so the cost per text word is a few dictionary
 look-ups. Not yet flat in atoms on text made of the atoms' own words: on a 1 MB customer export whose
-names, streets and domains are the policy's, ``check_result`` costs ~3.4x at 100k atoms what it
-costs at 10, ~3.7x before the street pair every line hits (a posting of a dozen atoms) was
-dropped by one Aho-Corasick pass over its window's digits (issue 33, docs/perf.md
-"perf-export": what is left is gating ~170k word pairs in C and ~2,200 real near misses).
+names, streets and domains are the policy's, ``check_result`` costs ~3.3x at 100k atoms what it
+costs at 10, and ~2.4x with 99,990 atoms that share the export's words but never occur in it
+(issue 33, docs/perf.md "perf-fuzzy": what is left is gating ~170k word pairs in C, ~14k street
+places dropped by their digits one by one, and ~4,700 alignments).
 """
 
 from __future__ import annotations
@@ -133,9 +133,12 @@ def fuzzy_eligible(key: str) -> bool:
 _Posting = Sequence[tuple[int, int]]
 #: places a posting dropped for their digits: (its atoms, which of them were kept, first word)
 _Doomed = list[tuple[tuple[int, ...], list[bool], int]]
+#: candidate places (atom, first text word) → the pair indices of the atom they hit, as a bit mask
+#: (bit ``k``: pair ``k``; an int, not a set: no allocation per pair hit)
+_Hits = dict[tuple[int, int], int]
 #: one scan's state: candidate places → pair indices hit, window digits by (first word, pairs),
 #: places dropped for their digits (only those of atoms in the last item, ``known``)
-_Scan = tuple[dict[tuple[int, int], set[int]], dict[tuple[int, int], str], _Doomed, Mapping[int, int]]
+_Scan = tuple[_Hits, dict[tuple[int, int], str], _Doomed, Mapping[int, int]]
 #: a posting's atoms grouped by (pair index in the atom, the atom's pairs): the group's atoms, the
 #: digits of each one's key, and whether any of them has digits (else the filter keeps them all)
 _Group = tuple[int, int, tuple[int, ...], tuple[str, ...], bool]
@@ -143,11 +146,6 @@ _Group = tuple[int, int, tuple[int, ...], tuple[str, ...], bool]
 #: words the union of its places' widest windows reaches before and after the pair's first word
 #: (else ``None``)
 _Grouped = tuple[tuple[_Group, ...], tuple[int, ...], "ahocorasick.Automaton | None", int, int]
-
-
-#: one verification's memos: a place's windows, a window text's digits, a (key, window) score
-_Verify = tuple[dict[tuple[int, int], tuple[list[tuple[int, int, str, str]], set[str]]], dict[str, str],
-                dict[tuple[int, str], float]]
 
 
 def _deletions(word: str) -> list[str]:
@@ -219,7 +217,16 @@ class FuzzyIndex:
         self._groups.clear()
         # built here, with the index, not by the first scan (a 100k-atom gate takes ~0.1 s)
         big = pairs and len(self._vocab) >= _GATE_VOCAB  # a small index never uses it (_pair_hits)
-        self._gate = PairGate(pairs, self._vocab, self._within_one_edit) if big else None
+        self._gate = self._new_gate() if big else None
+
+    def _new_gate(self) -> PairGate:
+        """The gate of the pairs whose posting places candidates (at most ``_MAX_POSTING`` atoms):
+        a pair only larger postings hold (``yahoo com``, ``gmail com``: one a line of a customer
+        export, 14k of the 33k pairs the gate let through on the 1 MB export at 100k atoms) cost a
+        look-up and a ``_place`` call each to place nothing."""
+        pairs = self._pairs
+        return PairGate([p for p, posting in pairs.items() if len(posting) <= _MAX_POSTING], self._vocab,
+                        self._within_one_edit)
 
     def _pairs_needed(self) -> dict[int, int]:
         """Pair hits an occurrence needs: all its usable pairs but one (two adjacent typos)."""
@@ -248,8 +255,13 @@ class FuzzyIndex:
         return near
 
     def scan(self, s: str, emit: Callable[[int, int, int, float], None],
-             known: Mapping[int, int] | None = None, covered: Container[tuple[int, int]] = ()) -> None:
+             known: Mapping[int, int] | None = None, covered: Container[tuple[int, int]] = (), *,
+             wanted: Container[int] | None = None) -> None:
         """Call ``emit(idx, norm_start, norm_end, score)`` for every fuzzy occurrence in ``s``.
+
+        ``wanted``: when given, only the atoms it holds are aligned and emitted (a caller that
+        needs a few atoms' occurrences, e.g. a second scan of a redacted text); each of them is
+        found exactly as without it — the rules below are per atom.
 
         ``known`` counts the occurrences of each atom's *value* the exact keys already found
         (each is one candidate place here; an alias or a swapped name places none, so it must not
@@ -262,7 +274,7 @@ class FuzzyIndex:
         name written once correctly and once inside an e-mail address aligns the e-mail only."""
         spaced, ws = _split(s)
         vocab = self._vocab
-        hits: dict[tuple[int, int], set[int]] = {}
+        hits: _Hits = {}
         doomed: _Doomed = []  # places dropped for their digits (still places)
         if len(ws) > 1:
             # indices of the text words that are atom words, found in C (a few per text)
@@ -275,14 +287,16 @@ class FuzzyIndex:
                 if len(w) >= 9:
                     for wid in near(w):
                         for idx in self._singles.get(wid, ()):
-                            hits.setdefault((idx, i), set()).add(0)
+                            hits[(idx, i)] = hits.get((idx, i), 0) | 1
+        if hits and wanted is not None:
+            hits = {place: ks for place, ks in hits.items() if place[0] in wanted}
         if hits and known:
             hits = _unknown(hits, doomed, known)
         if hits:
             self._verify(s, spaced, ws, hits, emit, covered)
 
     def _pair_hits(
-        self, words: list[str], at: list[int], hits: dict[tuple[int, int], set[int]], doomed: _Doomed,
+        self, words: list[str], at: list[int], hits: _Hits, doomed: _Doomed,
         known: Mapping[int, int] | None = None,
     ) -> None:
         """Adjacent text words, one of them a vocabulary word (``at``: their indices), the other
@@ -308,12 +322,16 @@ class FuzzyIndex:
                         pair = (words[i], words[i + 1])
                         got = memo(pair)
                         for posting in postings(*pair) if got is None else got:
-                            place(words, posting, i, ctx)
+                            if len(posting) < _DIGIT_FILTER:  # _place's first case, inline
+                                for idx, k in posting:
+                                    hits[(idx, i - k)] = hits.get((idx, i - k), 0) | 1 << k
+                            else:
+                                place(words, posting, i, ctx)
                 prev = p
             return
         gate = self._gate
         if gate is None:
-            gate = self._gate = PairGate(self._pairs, self._vocab, self._within_one_edit)
+            gate = self._gate = self._new_gate()
         # only the pairs whose look-up finds a posting, decided for the whole text in C (a large
         # policy's vocabulary holds most words of a customer export: most pairs find nothing)
         for i in gate.open_pairs(words, at):
@@ -367,7 +385,7 @@ class FuzzyIndex:
         hits = ctx[0]
         if len(posting) < _DIGIT_FILTER:
             for idx, k in posting:
-                hits.setdefault((idx, i - k), set()).add(k)
+                hits[(idx, i - k)] = hits.get((idx, i - k), 0) | 1 << k
             return
         groups, all_atoms, finder, back, ahead = self._grouped(posting)
         if finder is not None:
@@ -405,8 +423,9 @@ class FuzzyIndex:
                     if not any(keep):
                         continue
                     kept = compress(atoms, keep)
+            bit = 1 << k
             for idx in kept:
-                hits.setdefault((idx, first), set()).add(k)
+                hits[(idx, first)] = hits.get((idx, first), 0) | bit
 
     def _grouped(self, posting: _Posting) -> _Grouped:
         """A posting's atoms grouped by where the pair sits in them (they share a place and its
@@ -434,134 +453,127 @@ class FuzzyIndex:
         self._groups[id(posting)] = (posting, grouped)
         return grouped
 
-    def _verify(self, s: str, spaced: str, ws: list[str], hits: dict[tuple[int, int], set[int]],
+    def _verify(self, s: str, spaced: str, ws: list[str], hits: _Hits,
                 emit: Callable[[int, int, int, float], None], covered: Container[tuple[int, int]]) -> None:
-        """Align every candidate place with rapidfuzz. The outcome of a place depends only on the
-        text of its widest window (one word more at either end) and where the place sits in it, so
-        it is computed once per distinct (atom, widest window, position) of the scan: a text that
-        repeats a near miss (``Blue Shield Blue Shield …``), a swapped name or a few typos aligns
-        each distinct window once, and pays one slice and one look-up per further occurrence."""
+        """Align every candidate place with rapidfuzz: its windows in order — the aligned words,
+        the aligned words and the next word, the previous word and the aligned words (an inserted
+        middle initial) — the first to reach the threshold being the occurrence. A window is
+        sliced only once its length can reach the threshold, and aligned only if its digits are
+        the key's; each distinct (atom, window text) is scored once per scan (a digit pass and a
+        ``fuzz.ratio``), and the wider windows' outcome once per distinct (atom, widest window,
+        position) (:meth:`_wider`): a text that repeats a near miss (``Blue Shield Blue Shield
+        …``), a swapped name or a few typos pays a slice and a look-up or two per further
+        occurrence.
+
+        (Until issue 33 the windows of a place, their texts and digits were memoized per place
+        first, and the aligned words' digits per text: filling those memos cost more than it
+        saved — a note's two places cost ~2x what they cost now, ``_verify`` on the 1 MB export
+        at 100k absent atoms 95 against 61 ms.)"""
         last = len(ws) - 1
         keys = self.keys
         needed = self._pairs_needed()
         # only the places with enough pair hits are aligned (a small policy's e-mail address places
         # one on every line of an export by its domain pair alone: ~9,400 of them, 59 aligned)
-        todo = [place for place, ks in hits.items() if len(ks) >= needed.get(place[0], 1)]
+        todo = [place for place, ks in hits.items() if ks.bit_count() >= needed.get(place[0], 1)]
         if not todo:
             return
-        # the offsets of the words up to the widest window's last word (``_align``) and no further;
-        # a place before the text's first word (a pair of the atom's middle at the text's start)
-        # reads ``starts[-1]``, so then the offsets reach as far as they did for every place
+        # the offsets of the words up to the widest window's last word and no further; a place
+        # before the text's first word (a pair of the atom's middle at the text's start) reads
+        # ``starts[-1]`` for its aligned words, so then the offsets reach as far as they did for
+        # every place (the pre-issue-33 rule: the same windows, the same findings)
         widest = hits if min(first for _, first in todo) < 0 else todo
         reach = min(last, max(first + keys[idx][2] for idx, first in widest) + 1)
         starts = _first_starts(spaced, ws, reach + 1) if reach < _FIND_STARTS else _word_starts(spaced)
+        cutoff = self.threshold
+        least = cutoff / 100.0
+        # a text without digits: every window's digits are "" (no digit pass per window)
+        digits = digits_of if _DIGITS.search(s) else _no_digits
+        scores: dict[tuple[int, str], float] = {}
         outcomes: dict[tuple[int, str, int, int], tuple[int, int, float] | None] = {}
-        state: _Verify = ({}, {} if _DIGITS.search(s) else _NO_DIGITS, {})
+
+        def score(idx: int, key: str, key_digits: str, w_start: int, w_end: int) -> float:
+            """The window's score (0 under the threshold), once per distinct (atom, window text):
+            0 when its length alone keeps it under the threshold (ratio = 2·matches / (len(key) +
+            len(span)) ≤ 2·min / sum: most windows of a large index) or its digits differ."""
+            n_key, n_span = len(key), w_end - w_start
+            if 2 * min(n_key, n_span) < least * (n_key + n_span):
+                return 0.0
+            span = s[w_start:w_end]
+            got = scores.get((idx, span))
+            if got is None:
+                got = scores[(idx, span)] = (fuzz.ratio(key, span, score_cutoff=cutoff)
+                                             if digits(span) == key_digits else 0.0)
+            return got
+
         for idx, first in todo:
             if covered and (idx, starts[first]) in covered:
                 continue
-            npairs = self.keys[idx][2]
-            # the aligned words first: when they reach the threshold, the wider windows are never
-            # looked at, whatever words surround them (a text of typo'd names, one after another)
+            key, key_digits, npairs = keys[idx]
+            # the aligned words first (for a place before the text: from ``starts[first]``, as
+            # before): when they reach the threshold, the wider windows are never looked at (a
+            # text of typo'd names, one after another, costs one slice and look-up a name)
             z = min(last, first + npairs)
-            a_start, a_end = starts[first], starts[z] + len(ws[z])
-            score = self._aligned(idx, s[a_start:a_end], state)
-            if score:
-                emit(idx, a_start, a_end, score)
+            w_start, w_end = starts[first], starts[z] + len(ws[z])
+            got = score(idx, key, key_digits, w_start, w_end)
+            if got:
+                emit(idx, w_start, w_end, got / 100.0)
                 continue
+            # then the wider windows, whose outcome depends only on the widest one's text and where
+            # the place sits in it: computed once per distinct (atom, widest window, position), so
+            # a text repeating a near miss (``Blue Shield Blue Shield …``) pays a slice and a look-up
             lo = first - 1 if first > 0 else 0
             hi = min(last, first + npairs + 1)
             base = starts[lo]
             memo = (idx, s[base : starts[hi] + len(ws[hi])], first - lo, hi - first)
             if memo in outcomes:
-                got = outcomes[memo]
+                found = outcomes[memo]
             else:
-                got = outcomes[memo] = self._align(idx, first, s, ws, starts, base, state, last)
-            if got is not None:
-                emit(idx, base + got[0], base + got[1], got[2])
+                found = outcomes[memo] = self._wider(idx, first, z, starts, ws, base, score)
+            if found is not None:
+                emit(idx, base + found[0], base + found[1], found[2])
 
-    def _aligned(self, idx: int, span: str, state: _Verify) -> float:
-        """The score of the aligned words' text (0 when under the threshold, too long or short, or
-        its digits differ): the first window :meth:`_align` tries, memoized by text."""
-        key, key_digits, _ = self.keys[idx]
-        _, digits, scores = state
-        score = scores.get((idx, span))
-        if score is None:
-            n_key, n_span = len(key), len(span)
-            got = digits.get(span)
-            if got is None:
-                got = digits[span] = digits_of(span)
-            if got != key_digits or 2 * min(n_key, n_span) < self.threshold / 100.0 * (n_key + n_span):
-                score = 0.0
-            else:
-                score = fuzz.ratio(key, span, score_cutoff=self.threshold)
-            scores[(idx, span)] = score
-        return score / 100.0
-
-    def _align(self, idx: int, first: int, s: str, ws: list[str], starts: list[int], base: int,
-               state: _Verify, last: int) -> tuple[int, int, float] | None:
-        """The best of a place's windows — the aligned words, then one word more at either end (an
-        inserted middle initial) — as ``(start - base, end - base, score)``, or ``None``. ``last``
-        is the index of the text's last word (``starts`` may stop at the widest window's)."""
+    def _wider(self, idx: int, first: int, z: int, starts: list[int], ws: list[str], base: int,
+               score: Callable[[int, str, str, int, int], float]) -> tuple[int, int, float] | None:
+        """The first of a place's wider windows to reach the threshold, as ``(start - base, end -
+        base, score)``, or ``None``: the aligned words and the next word, then the previous word
+        and the aligned words (an inserted middle initial); for a place before the text's first
+        word, the aligned words from word 0 first (:meth:`_verify` tried them from
+        ``starts[first]``)."""
         key, key_digits, npairs = self.keys[idx]
-        places, digits, scores = state
-        # Candidates of one place share its windows (24 streets named "David Wells" differ only by
-        # their number): each place's windows, their text and digits are computed once, and a
-        # candidate whose digits none of them has is dropped with one set lookup.
-        place = places.get((first, npairs))
-        if place is None:
-            wins = []
-            for a, z in ((first, first + npairs), (first, first + npairs + 1), (first - 1, first + npairs)):
-                z = max(0, min(last, z))  # the last word of the window
-                start, end = starts[max(0, a)], starts[z] + len(ws[z])
-                text = s[start:end]
-                got = digits.get(text)
-                if got is None:
-                    got = digits[text] = digits_of(text)
-                wins.append((start, end, text, got))
-            place = places[(first, npairs)] = (wins, {w[3] for w in wins})
-        if key_digits not in place[1]:
-            return None  # digits must agree
-        # ratio = 2·matches / (len(key) + len(span)) ≤ 2·min / sum: spans whose length alone keeps
-        # them under the threshold are not aligned (most candidates of a many-atom index).
-        reach = self.threshold / 100.0
-        n_key = len(key)
-        for start, end, span, span_digits in place[0]:
-            n_span = end - start
-            if 2 * min(n_key, n_span) < reach * (n_key + n_span) or span_digits != key_digits:
-                continue  # too long or short to reach the threshold, or other digits
-            score = scores.get((idx, span))
-            if score is None:
-                score = scores[(idx, span)] = fuzz.ratio(key, span, score_cutoff=self.threshold)
-            if score:
-                return start - base, end - base, score / 100.0
+        last = len(ws) - 1
+        a = first if first > 0 else 0
+        z1 = z if z > 0 else 0
+        z2 = min(last, z1 + 1) if first + npairs >= 0 else 0
+        end1 = starts[z1] + len(ws[z1])
+        wins = ((starts[a], end1),) if first < 0 else ()
+        for w_start, w_end in (*wins, (starts[a], starts[z2] + len(ws[z2])), (starts[a - 1 if a else 0], end1)):
+            got = score(idx, key, key_digits, w_start, w_end)
+            if got:
+                return w_start - base, w_end - base, got / 100.0
         return None
 
 
-def _unknown(hits: dict[tuple[int, int], set[int]], doomed: _Doomed,
-             known: Mapping[int, int]) -> dict[tuple[int, int], set[int]]:
+def _unknown(hits: _Hits, doomed: _Doomed, known: Mapping[int, int]) -> _Hits:
     """``hits`` without the places of atoms that have no more places (kept or ``doomed``) than
     known value occurrences (:meth:`FuzzyIndex.scan`). Only the atoms with known occurrences are
     counted, and the dropped places only for them (one ``isdisjoint`` per dropped group)."""
-    need = {idx for idx, _ in hits if known.get(idx, 0)}
-    if not need:
-        return hits
-    places: dict[int, int] = {}
+    places: dict[int, int] = {}  # the places of each atom with known occurrences
+    count, get = places.get, known.get
     for idx, _ in hits:
-        if idx in need:
-            places[idx] = places.get(idx, 0) + 1
-    dropped = {(idx, first) for atoms, keep, first in doomed if not need.isdisjoint(atoms)
-               for idx, kept in zip(atoms, keep, strict=True) if not kept and idx in need}
-    for idx, _ in dropped:
-        places[idx] += 1
-    return {k: v for k, v in hits.items() if k[0] not in need or places[k[0]] > known[k[0]]}
+        if get(idx):
+            places[idx] = count(idx, 0) + 1
+    if not places:
+        return hits
+    if doomed:
+        need = places.keys()
+        dropped = {(idx, first) for atoms, keep, first in doomed if not need.isdisjoint(atoms)
+                   for idx, kept in zip(atoms, keep, strict=True) if not kept and idx in need}
+        for idx, _ in dropped:
+            places[idx] += 1
+    done = {idx for idx, n in places.items() if n <= known[idx]}
+    return {k: v for k, v in hits.items() if k[0] not in done} if done else hits
 
 
-class _NoDigits(dict[str, str]):
-    """The digits of every window of a text without digits: ``""``, no look-up stored."""
-
-    def get(self, key: str, default: str | None = None) -> str:  # type: ignore[override]
-        return ""
-
-
-_NO_DIGITS = _NoDigits()
+def _no_digits(span: str) -> str:
+    """The digits of a window of a text without digits."""
+    return ""

@@ -14,6 +14,12 @@
   stage, in the same rounds, in CPU time (MB per CPU-second is the target's unit). The result
   stage's group also holds ``export_result_<10>_nonascii``: the export with a few non-ASCII
   characters (curly quotes around a name, an accented letter, a non-breaking space inside a name).
+* ``export_absent_<n>`` (info, no target) — ``check_result`` of the same export with a policy of
+  the run's largest size whose atoms but the first 10 never occur in it (:func:`absent_atoms`), and
+  ``export_absent_10`` with those 10 alone, in one group, in CPU time: at the real series' largest
+  policy the export mentions 31x the atoms it mentions at 10 (its people come from the policy's
+  pools), so part of that ratio is output; this one has the same findings at both sizes and reads
+  how the cost grows with atoms alone.
 * memory ``guard_<n>_atoms`` — resident memory (RSS) a guard with the run's largest policy adds when
   it is built, in a fresh Python process (:mod:`._guard_memory`): the heap of the series run before
   it would hide part of it (freed arenas are reused).
@@ -34,10 +40,11 @@ from tpguard import Guard, PolicyKB, PrivateAtom
 
 from ._adversarial import EXPORT_SPEC, STAGES, customer_export, stage_call
 from ._cases import Bench, _bare_tool
-from ._workload import _RULES, SPEC, Sizes, count_label, make_atoms
+from ._workload import _RULES, NESTED_SPEC, SPEC, Sizes, count_label, make_atoms
 
-__all__ = ["EXPORT_STAGES", "REALISTIC_ATOMS", "export_atoms", "export_figure", "export_series", "guard_memory",
-           "nonascii_export", "realistic_arguments", "realistic_policy", "realistic_series"]
+__all__ = ["ABSENT_MARKER", "EXPORT_STAGES", "REALISTIC_ATOMS", "absent_atoms", "absent_figure", "export_atoms",
+           "export_figure", "export_series", "guard_memory", "nonascii_export", "realistic_arguments",
+           "realistic_policy", "realistic_series"]
 
 _BUDGETS = 4  # the export figures' budget, in the sizes' budgets (calls of a second: three samples)
 EXPORT_STAGES = STAGES
@@ -103,6 +110,27 @@ def export_atoms(sizes: Sizes) -> tuple[int, ...]:
     return tuple(dict.fromkeys((sizes.atoms[0], min(1_000, sizes.policy_atoms), sizes.policy_atoms)))
 
 
+#: the word put before every value of :func:`absent_atoms` but the first 10: a bare ``Qz`` prefix
+#: is not enough (``qzmaria gonzalez`` is a fuzzy near miss of the export's ``Maria Gonzalez``), a
+#: marker word with a digit is (a fuzzy occurrence needs the atom's digits, and no window of the
+#: export has exactly ``0`` plus the value's own)
+ABSENT_MARKER = "Qz0"
+
+
+def absent_atoms(n: int, few: int = 10) -> list[PrivateAtom]:
+    """The policy of ``n`` atoms (:func:`~._workload.make_atoms`) with every value but the first
+    ``few`` behind :data:`ABSENT_MARKER`: the same records, words and pools (the export's names, streets
+    and domains are still the index's words and pairs), none of them occurring in the export — a
+    guard with them reports what the first ``few`` alone report (``tests/benchmark/test_perf.py``;
+    the 1 MB export at 100,000 atoms: the same 132 findings)."""
+    atoms = make_atoms(n)
+    return atoms[:few] + [PrivateAtom(id=a.id, type=a.type, value=f"{ABSENT_MARKER} {a.value}") for a in atoms[few:]]
+
+
+def absent_figure(n_atoms: int) -> str:
+    return f"export_absent_{count_label(n_atoms)}"
+
+
 def export_figure(stage: str, n_atoms: int, *, nonascii: bool = False) -> str:
     return f"export_{stage}_{count_label(n_atoms)}" + ("_nonascii" if nonascii else "")
 
@@ -145,6 +173,25 @@ def export_series(bench: Bench) -> None:
             fn()
         bench.time_together({name: (fn, None) for name, fn in fns.items()}, same_rounds=True,
                             budget_s=_BUDGETS * bench.sizes.budget_s, min_repeats=3, cpu=True)
+    _absent_series(bench, text, counts[0], counts[-1])
+
+
+def _absent_series(bench: Bench, text: str, few: int, many: int) -> None:
+    """``export_absent_<few>`` and ``export_absent_<many>`` (info): ``check_result`` of the export
+    with the first ``few`` atoms of :func:`absent_atoms` (the ``few``-atom policy: its guard, the
+    call of ``export_result_<few>`` measured again) and with all ``many``, one group, CPU time.
+    Its own group, after the targets' (the guard is dropped after it: the 10-atom target figure
+    is not taken in a heap holding a second large guard)."""
+    bench.progress(f"building a guard with {many:,} atoms, {many - few:,} of them absent from the export")
+    absent = Guard(PolicyKB(atoms=tuple(absent_atoms(many, few)), tools=(SPEC, NESTED_SPEC), rules=_RULES),
+                   mode="enforce", tracer_provider=NoOpTracerProvider())
+    # the first ``few`` atoms of absent_atoms are the policy of bench.guard(few): that guard again
+    fns = {absent_figure(few): stage_call(bench.guard(few), "result", text),
+           absent_figure(many): stage_call(absent, "result", text)}
+    for fn in fns.values():
+        fn()
+    bench.time_together({name: (fn, None) for name, fn in fns.items()}, same_rounds=True,
+                        budget_s=_BUDGETS * bench.sizes.budget_s, min_repeats=3, cpu=True)
 
 
 def guard_memory(bench: Bench) -> None:

@@ -16,14 +16,14 @@ from rich.console import Console
 from rich.table import Table
 
 from ._adversarial import RECIPES, STAGES, adversarial_figure
-from ._realistic import EXPORT_STAGES, export_atoms, export_figure
+from ._realistic import EXPORT_STAGES, absent_figure, export_atoms, export_figure
 from ._workload import Sizes, count_label, size_label
 
 if TYPE_CHECKING:
     from . import PerfRun
     from ._measure import Figure
 
-__all__ = ["INFO_RATIOS", "RATIOS", "Ratio", "RatioSpec", "format_ns", "info_ratios", "ratios", "render",
+__all__ = ["ABSENT_RATIO", "INFO_RATIOS", "RATIOS", "Ratio", "RatioSpec", "format_ns", "info_ratios", "ratios", "render",
            "to_json"]
 
 Bound = Literal["exact", "at_least", "at_most", "unknown"]
@@ -130,6 +130,12 @@ INFO_RATIOS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+#: info ratio of the export at the largest policy whose extra atoms never occur in it, to the same
+#: export at 10 atoms (``_realistic.absent_atoms``): flatness in atoms without the real series'
+#: output growth; its figures depend on the run's sizes, like the export target's
+ABSENT_RATIO = "export_absent_100k/export_absent_10"
+
+
 @dataclass(frozen=True)
 class Ratio:
     key: str
@@ -185,7 +191,8 @@ def ratios(run: PerfRun) -> list[Ratio]:
 def info_ratios(run: PerfRun) -> dict[str, dict[str, Any]]:
     """The informational ratios (no target): ``{key: {value, numerator, denominator}}``."""
     out: dict[str, dict[str, Any]] = {}
-    for key, num_name, den_name in INFO_RATIOS:
+    counts = export_atoms(run.sizes)
+    for key, num_name, den_name in (*INFO_RATIOS, (ABSENT_RATIO, absent_figure(counts[-1]), absent_figure(counts[0]))):
         num, den = run.figures.get(num_name), run.figures.get(den_name)
         value = None
         if num is not None and den is not None and num.median_ns is not None and den.median_ns:

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from tpguard.benchmark.perf import RATIOS, SIZES, Figure, measure, measure_interleaved, ratios
 from tpguard.benchmark.perf._adversarial import RECIPES, STAGES, adversarial_figure, customer_export
-from tpguard.benchmark.perf._realistic import export_figure
+from tpguard.benchmark.perf._realistic import absent_atoms, absent_figure, export_figure
 from tpguard.benchmark.perf._workload import case_atoms, long_text, make_atoms, nested_arguments
 from tpguard.cli import app
 
@@ -59,6 +59,7 @@ def test_figures_are_positive_and_cover_every_measurement(tiny_run: dict) -> Non
     expected |= {"realistic_bare_langchain", "realistic_check_enforce", "realistic_check_redact",
                  "realistic_guarded_langchain", "realistic_check_enforce_nonascii", "export_result_10_nonascii"}
     expected |= {export_figure(stage, n) for stage in STAGES for n in (10, 200)}
+    expected |= {absent_figure(10), absent_figure(200)}
     assert set(figures) == expected
     for name, f in figures.items():
         if f["timed_out"]:
@@ -293,6 +294,35 @@ def test_export_throughput_is_a_floor_in_mb_per_cpu_second(tiny_run: dict) -> No
         for row in export[stage].values():
             assert row["mb_per_cpu_s"] > 0 and tiny_run["figures"][row["figure"]]["clock"] == "cpu"
         assert len({tiny_run["figures"][row["figure"]]["n"] for row in export[stage].values()}) == 1
+
+
+def test_the_absent_series_reads_flatness_alone(tiny_run: dict) -> None:
+    # info: the export at the largest policy whose extra atoms never occur in it, to 10 atoms
+    info = tiny_run["info_ratios"]["export_absent_100k/export_absent_10"]
+    assert info == {"value": pytest.approx(tiny_run["figures"]["export_absent_200"]["median_us"]
+                                           / tiny_run["figures"]["export_absent_10"]["median_us"], rel=1e-3),
+                    "numerator": "export_absent_200", "denominator": "export_absent_10"}
+    group = [tiny_run["figures"][absent_figure(n)] for n in (10, 200)]
+    assert all(f["clock"] == "cpu" for f in group) and len({f["n"] for f in group}) == 1
+
+
+def test_the_absent_atoms_never_occur_in_the_export() -> None:
+    # the extra atoms share the export's words and pairs, but a guard holding them finds exactly
+    # what the first 10 atoms alone find (a bare "Qz" prefix would not: near misses)
+    from tpguard.detection import Detector
+
+    text = customer_export(128 * 1024)
+    atoms = absent_atoms(3000)
+    assert [a.value for a in atoms[:10]] == [a.value for a in make_atoms(10)]
+    assert all(a.value.startswith("Qz0 ") for a in atoms[10:])
+
+    def found(detector: Detector) -> list[tuple]:
+        return sorted((f.atom_id, f.method, f.start, f.end, f.score) for f in detector.scan_text(text))
+
+    few = found(Detector(atoms[:10]))
+    assert few and found(Detector(atoms)) == few
+    words = {w for a in atoms[10:] for w in a.value.lower().split()[1:]}
+    assert sum(w in words for w in text.lower().split()) > len(text.split()) / 4  # shared words
 
 
 def test_guard_memory_is_an_rss_delta_in_a_process_of_its_own(tiny_run: dict) -> None:
