@@ -73,7 +73,7 @@ from .errors import GuardViolation
 from .exposure import Disclosure, Recipient
 from .pii import PiiDetector
 from .policy import PolicyKB, PrivateAtom, ToolSpec
-from .redaction import PlaceholderOperator, rewrite_text
+from .redaction import PlaceholderOperator, rewrite_text, widened
 from .scope import AcquisitionScope
 from .telemetry._env import TPGUARD_OPENINFERENCE
 from .telemetry.content import ArgumentRecording, ContentPolicy
@@ -633,9 +633,9 @@ class Guard:
             if left:
                 todo[i] = left
                 texts[i] = table.leaves[i].text
-        for _ in range(_REDACT_ROUNDS):
+        for round_ in range(_REDACT_ROUNDS):
             for i, fs in todo.items():
-                texts[i] = rewrite_text(texts[i], fs, op)
+                texts[i] = rewrite_text(texts[i], widened(texts[i], fs, op.given) if round_ else fs, op)
             todo = {}
             for i, text in texts.items():
                 leaf = table.leaves[i]
