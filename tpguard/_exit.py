@@ -27,7 +27,7 @@ from ._result import _ALL
 from ._walk import walk
 from .detection import Finding, new_finding
 from .exposure import UNDECLARED, Exposure, Recipient
-from .redaction import PlaceholderOperator, rewrite_text
+from .redaction import PlaceholderOperator, rewrite_text, widened
 
 __all__ = ["ExitView", "denied", "inspect_exit", "read_as_shown", "recipient_label"]
 
@@ -148,10 +148,10 @@ def _rewrite(table: LeafTable, per_leaf: dict[int, list[Finding]], scan: Scan,
              authorized: Callable[[Finding], bool], op: PlaceholderOperator) -> Any:
     todo = {i: [f for f in fs if not f.authorized] for i, fs in per_leaf.items()}
     texts = {i: table.leaves[i].text for i, fs in todo.items() if fs}
-    for _ in range(_ROUNDS):
+    for round_ in range(_ROUNDS):
         for i, fs in todo.items():
             if fs:
-                texts[i] = rewrite_text(texts[i], fs, op)
+                texts[i] = rewrite_text(texts[i], widened(texts[i], fs, op.given) if round_ else fs, op)
         todo = {}
         for i, text in texts.items():
             left = [f for f in scan(text, table.leaves[i].path, True) if not authorized(f)]

@@ -104,6 +104,31 @@ class BaseLayer:
         return self._values.get(atom_id)
 
 
+class _Withheld:
+    """The indices of a detector's atoms whose *fuzzy* findings a call to one tool may have to
+    withhold, as a container: ``idx in withheld`` is True unless the atom's access permits a fuzzy
+    finding at every path (authorized, or conditional on forms that include ``fuzzy`` and on no
+    fields). Decided on first use per atom and kept (a redact's second scan asks about the few
+    atoms it has candidates for: flat in the policy's size, nothing computed per session for the
+    atoms never asked about)."""
+
+    __slots__ = ("_atoms", "_memo", "_session", "_spec")
+
+    def __init__(self, atoms: tuple[PrivateAtom, ...], session: Session, spec: ToolSpec) -> None:
+        self._atoms = atoms
+        self._session = session
+        self._spec = spec
+        self._memo: dict[int, bool] = {}
+
+    def __contains__(self, idx: Any) -> bool:
+        got = self._memo.get(idx)
+        if got is None:
+            # permits(None, ...): a conditional access with fields says False without a path
+            access = self._session.access(self._atoms[idx].id, self._spec)
+            got = self._memo[idx] = not access.permits(None, "fuzzy")
+        return got
+
+
 _NO_LAYERS: tuple[list[tuple[Detector, Container[str]]], Container[str]] = ([], frozenset())
 
 
@@ -150,6 +175,8 @@ class Session:
         self.access_cache: dict[tuple[str, tuple[str, str, str]], Access] = {}
         #: (tool, purpose, sink) → (verdict memo, allowed): see :meth:`verdicts`; reset with the cache
         self._verdicts: dict[tuple[str, str, str], tuple[dict[tuple[str, str], bool], Callable[[Finding, str], bool]]] = {}
+        #: (tool, purpose, sink) → per detector, the atoms it may have to withhold: see :meth:`scanner`
+        self._withheld: dict[tuple[str, str, str], dict[Detector, _Withheld]] = {}
 
     # -- atoms --------------------------------------------------------------------------------
     def register(self, *atoms: PrivateAtom) -> None:
@@ -163,6 +190,7 @@ class Session:
             self._dirty = True
             self.access_cache = {}
             self._verdicts = {}  # after the cache: see verdicts()
+            self._withheld = {}
 
     def _layer(self) -> _Layer | None:
         if self._dirty:
@@ -224,22 +252,35 @@ class Session:
         return bool(self._layers()[0])
 
     # -- scanning and deciding ------------------------------------------------------------------
-    def scanner(self) -> Callable[[str, str, bool], list[Finding]]:
+    def scanner(self, withheld_by: ToolSpec | None = None) -> Callable[[str, str, bool], list[Finding]]:
         """``scan(text, path, free_text)`` over the base layer and every overlay, the layers
-        resolved once per call. Each scan is O(text) and flat in atoms."""
-        base = self._base.detector.scan_text
+        resolved once per call. Each scan is O(text) and flat in atoms.
+
+        ``withheld_by``: a scan for the findings a call to that tool may have to withhold (redact's
+        second scan of a rewritten text): the fuzzy pass aligns only the atoms whose fuzzy findings
+        the tool's access may forbid (:meth:`Detector.scan_text`'s ``wanted``); the other atoms'
+        fuzzy findings, all of them authorized, may be missing. Every other finding is the same."""
+        detector = self._base.detector
         layers, shadow = self._layers()
+        wanted = None if withheld_by is None else self._withheld_atoms(withheld_by)
         if not layers:
-            return self._base.detector.scan_leaf
+            if wanted is None:
+                return detector.scan_leaf
+            only = wanted(detector)
+            return lambda text, path, free: detector.scan_text(text, path=path, free_text=free, wanted=only)
+        base = detector.scan_text
+        base_wanted = None if wanted is None else wanted(detector)
+        layer_wanted = [None if wanted is None else wanted(det) for det, _ in layers]
 
         def scan(text: str, path: str, free: bool) -> list[Finding]:
             # Normalized once per leaf and shared by every layer; short texts are memoized by
             # each detector (a hit costs less than normalizing).
             norm = normalize(text) if len(text) > MEMO_LEN else None
-            out = [f for f in base(text, path=path, free_text=free, norm=norm)
+            out = [f for f in base(text, path=path, free_text=free, norm=norm, wanted=base_wanted)
                    if f.atom_id not in shadow]
-            for det, overridden in layers:  # closest session first: its atoms override outer ones
-                found = det.scan_text(text, path=path, free_text=free, norm=norm)
+            for (det, overridden), det_wanted in zip(layers, layer_wanted, strict=True):
+                # closest session first: its atoms override outer ones
+                found = det.scan_text(text, path=path, free_text=free, norm=norm, wanted=det_wanted)
                 if overridden:
                     found = [f for f in found if f.atom_id not in overridden]
                 out.extend(found)
@@ -248,6 +289,23 @@ class Session:
             return out
 
         return scan
+
+    def _withheld_atoms(self, spec: ToolSpec) -> Callable[[Detector], _Withheld]:
+        """Per detector of this session's layers, its atoms a call to ``spec`` may have to withhold
+        when found fuzzy (:class:`_Withheld`), kept per tool and detector until the session's
+        atoms change (then its layers and their access may change)."""
+        table = self._withheld  # read before the access cache, as verdicts() does
+        per_detector = table.get((spec.name, spec.purpose, spec.sink))
+        if per_detector is None:
+            per_detector = table[(spec.name, spec.purpose, spec.sink)] = {}
+
+        def withheld(det: Detector) -> _Withheld:
+            got = per_detector.get(det)
+            if got is None:
+                got = per_detector[det] = _Withheld(det.atoms, self, spec)
+            return got
+
+        return withheld
 
     def access(self, atom_id: str, spec: ToolSpec) -> Access:
         """``A`` for one atom and tool: a session atom by its object, a policy atom by its id."""

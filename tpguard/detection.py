@@ -393,9 +393,16 @@ class Detector:
         return out
 
     def scan_text(self, text: str, *, path: str = "", free_text: bool = False,
-                  norm: Normalized | None = None) -> list[Finding]:
+                  norm: Normalized | None = None, wanted: Container[int] | None = None) -> list[Finding]:
         """Findings in one text; ``norm`` is ``normalize(text)`` if the caller already has it.
-        Offsets index ``text``. O(len(text)), flat in the number of atoms."""
+        Offsets index ``text``. O(len(text)), flat in the number of atoms.
+
+        ``wanted`` (atom indices): when given, the fuzzy pass aligns only those atoms — the other
+        atoms' fuzzy findings may be missing, every other finding is the same (a fuzzy finding
+        never overlaps another finding of its atom, so none of them hides one). A caller that
+        needs only some atoms' findings (redact's second scan: the atoms it may have to withhold)
+        passes them. Ignored for a text the memo keeps (it stores full scans) and with a PII
+        detector (a missing fuzzy finding would let a PII finding through in its place)."""
         if len(text) <= MEMO_LEN:  # short values (ids, statuses, dates) repeat across calls
             raw = self._memo.get(text)
             if raw is None:
@@ -407,7 +414,7 @@ class Detector:
                 if not raw:
                     self._clean.add(text)
         else:
-            raw = self._match(text, norm)
+            raw = self._match(text, norm, wanted if self.pii is None else None)
         findings = self._resolve(raw, path, free_text) if raw else []
         if self.pii is not None:
             findings.extend(self.pii.scan_text(text, path=path, free_text=free_text, known=findings))
@@ -429,9 +436,11 @@ class Detector:
                 return self._resolve(raw, path, free_text) if raw else []
         return self.scan_text(text, path=path, free_text=free_text)
 
-    def _match(self, text: str, norm: Normalized | None) -> list[tuple[int, int, int, int, str, int, float]]:
-        """Every match in ``text``; entries sort natively: (atom, start, −length, priority,
-        method, end, score)."""
+    def _match(self, text: str, norm: Normalized | None,
+               wanted: Container[int] | None = None) -> list[tuple[int, int, int, int, str, int, float]]:
+        """Every match in ``text`` (fuzzy ones of the ``wanted`` atoms only, when given: see
+        :meth:`scan_text`); entries sort natively: (atom, start, −length, priority, method, end,
+        score)."""
         raw: list[tuple[int, int, int, int, str, int, float]] = []
         if norm is None:
             norm = normalize(text)
@@ -447,7 +456,7 @@ class Detector:
 
             self._skeleton.scan(norm, emit, known)
         if self._fuzzy and len(norm.text) >= 6:
-            self._match_fuzzy(norm, raw, placed, covered)
+            self._match_fuzzy(norm, raw, placed, covered, wanted)
         if len(raw) > 1:
             raw.sort()
         return raw
@@ -557,7 +566,7 @@ class Detector:
                 self._counts(value) if value & _COUNTS else None)
 
     def _match_fuzzy(self, norm: Normalized, raw: list, placed: dict[int, int],
-                     covered: set[tuple[int, int]]) -> None:
+                     covered: set[tuple[int, int]], wanted: Container[int] | None = None) -> None:
         """Fuzzy occurrences not overlapping a stronger match of the same atom (a score of 100
         is the key itself, which the automaton already found). ``placed``: the occurrences of each
         atom's value the key automaton found — each is one of the fuzzy pass's places (an alias or
@@ -582,7 +591,7 @@ class Detector:
                 return
             raw.append((idx, o_start, o_start - o_end, priority, "fuzzy", o_end, score))
 
-        self._fuzzy.scan(norm.text, emit, placed, covered)
+        self._fuzzy.scan(norm.text, emit, placed, covered, wanted=wanted)
 
     def _resolve(self, raw: list, path: str, free_text: bool) -> list[Finding]:
         """One finding per atom occurrence: overlapping matches of an atom keep the best one.

@@ -73,7 +73,7 @@ from .errors import GuardViolation
 from .exposure import Disclosure, Recipient
 from .pii import PiiDetector
 from .policy import PolicyKB, PrivateAtom, ToolSpec
-from .redaction import PlaceholderOperator, rewrite_text
+from .redaction import PlaceholderOperator, rewrite_text, widened
 from .scope import AcquisitionScope
 from .telemetry._env import TPGUARD_OPENINFERENCE
 from .telemetry.content import ArgumentRecording, ContentPolicy
@@ -329,7 +329,7 @@ class Guard:
             return Decision(spec.name, mode, "block", found_all, forbidden, arguments,
                             message=self._block_message(spec, forbidden), session_id=sess.id), call
         try:
-            rewritten = self._redact(sess, spec, call, scan)
+            rewritten = self._redact(sess, spec, call)
         except RebuildError as e:
             msg = f"tpguard withheld this call to {spec.name}: {e}. Call it again without them."
             return Decision(spec.name, mode, "block", found_all, forbidden, arguments, message=msg,
@@ -367,7 +367,7 @@ class Guard:
             decision, call = self._check(spec, arguments, "audit")
             if not decision.forbidden:
                 return None
-            rewritten = self._redact(sess, spec, call, sess.scanner())
+            rewritten = self._redact(sess, spec, call)
             if rewritten is None:
                 return None
             return placeholder_call(spec.name, rewritten, decision.forbidden, sess.placeholder)
@@ -616,11 +616,13 @@ class Guard:
         return Decision(spec.name, mode, "block", arguments=arguments, message=msg, error=problem.code,
                         session_id=sess.id)
 
-    def _redact(self, sess: Session, spec: ToolSpec, call: CallView,
-                scan: Callable[[str, str, bool], list[Finding]]) -> Any:
+    def _redact(self, sess: Session, spec: ToolSpec, call: CallView) -> Any:
         """Rewrite forbidden atoms in their leaves and rebuild the arguments in one pass; re-scan
         each rewritten leaf and rewrite again (bounded) until it holds no forbidden atom — ``None``
-        if that does not converge. O(rewritten leaves' text + copied containers)."""
+        if that does not converge. O(rewritten leaves' text + copied containers). The re-scan looks
+        for what may be forbidden only: its fuzzy pass aligns the atoms ``spec`` may withhold
+        (:meth:`Session.scanner`), the same forbidden findings as a full scan."""
+        scan = sess.scanner(spec)
         op = PlaceholderOperator(sess.placeholder)
         table = call.table
         memo, allowed = sess.verdicts(spec)
@@ -631,9 +633,9 @@ class Guard:
             if left:
                 todo[i] = left
                 texts[i] = table.leaves[i].text
-        for _ in range(_REDACT_ROUNDS):
+        for round_ in range(_REDACT_ROUNDS):
             for i, fs in todo.items():
-                texts[i] = rewrite_text(texts[i], fs, op)
+                texts[i] = rewrite_text(texts[i], widened(texts[i], fs, op.given) if round_ else fs, op)
             todo = {}
             for i, text in texts.items():
                 leaf = table.leaves[i]

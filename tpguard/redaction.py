@@ -16,7 +16,7 @@ from typing import ClassVar
 from .detection import Finding
 
 __all__ = ["OPERATORS", "HashOperator", "Operator", "PlaceholderOperator", "TypeTagOperator",
-           "rewrite_text"]
+           "rewrite_text", "widened"]
 
 _NON_WORD = re.compile(r"[^A-Za-z0-9]+")
 _START, _END = attrgetter("start"), attrgetter("end")
@@ -32,15 +32,20 @@ class Operator:
 
 
 class PlaceholderOperator(Operator):
-    """``[PHONE_1]``: typed, numbered, and stable for an atom through ``assign`` (a session's map)."""
+    """``[PHONE_1]``: typed, numbered, and stable for an atom through ``assign`` (a session's map).
+    ``given`` holds the labels this operator has written (a later round of a rewrite must not cut
+    into them: :func:`widened`)."""
 
     name = "placeholder"
 
     def __init__(self, assign: Callable[[Finding], str]) -> None:
         self._assign = assign
+        self.given: set[str] = set()
 
     def replacement(self, finding: Finding) -> str:
-        return self._assign(finding)
+        label = self._assign(finding)
+        self.given.add(label)
+        return label
 
     @staticmethod
     def label(atom_type: str, n: int) -> str:
@@ -84,6 +89,32 @@ class HashOperator(Operator):
 OPERATORS: dict[str, type[Operator]] = {
     op.name: op for op in (PlaceholderOperator, TypeTagOperator, HashOperator)
 }
+
+
+def widened(text: str, findings: list[Finding], placeholders: Iterable[str]) -> list[Finding]:
+    """``findings`` of a text an earlier round rewrote, each span that starts or ends inside one of
+    the ``placeholders`` written there widened to cover it whole. A fuzzy match aligns words, and
+    a placeholder's words (``EMAIL``, ``1``) are words: ``[EMAIL_1] Bates Avenu`` matches an atom
+    ``[EMAIL_1] Bates Avenue`` from its ``EMAIL``, and rewriting that span alone would leave
+    ``[[INTERNAL_1]``. O(placeholders × text) with ``str.find``, on the rare later rounds only."""
+    cuts = []
+    for label in placeholders:
+        at = text.find(label)
+        while at >= 0:
+            cuts.append((at, at + len(label)))
+            at = text.find(label, at + len(label))
+    if not cuts:
+        return findings
+    out = []
+    for f in findings:
+        start, end = f.start, f.end
+        for a, b in cuts:
+            if a < start < b:
+                start = a
+            if a < end < b:
+                end = b
+        out.append(f if start == f.start and end == f.end else f._replace(start=start, end=end))
+    return out
 
 
 def rewrite_text(text: str, findings: Iterable[Finding], operator: Operator) -> str:
