@@ -30,7 +30,7 @@ _ATOMS = [
     {"id": "other", "type": "person_name", "value": "Jose Fernandez"},
     {"id": "diag", "type": "medical", "value": "chest tightness", "variants": ["tight chest"]},
 ]
-_TOOLS = [
+TOOLS = [
     {"name": "create_ticket", "purpose": "open a support ticket", "sink": "ticket", "free_text": ["note"]},
     {"name": "update_crm", "purpose": "update the customer record", "sink": "record",
      "free_text": ["comment", "history"]},
@@ -96,14 +96,14 @@ def _call(rng: random.Random, depth: int, n: int, tool: str) -> dict[str, Any]:
 
 
 def policies() -> dict[str, PolicyKB]:
-    return {"synthetic": PolicyKB.from_dict({"atoms": _ATOMS, "tools": _TOOLS, "authorizations": _AUTHS,
+    return {"synthetic": PolicyKB.from_dict({"atoms": _ATOMS, "tools": TOOLS, "authorizations": _AUTHS,
                                              "rules": _RULES}),
             "healthcare": PolicyKB.from_file(HEALTHCARE)}
 
 
 def calls(seed: int = 33, n: int = 100) -> list[tuple[str, dict[str, Any]]]:
     rng = random.Random(seed)
-    tools = [t["name"] for t in _TOOLS] + ["unknown_tool"]
+    tools = [t["name"] for t in TOOLS] + ["unknown_tool"]
     out = []
     for _ in range(n):
         tool = rng.choice(tools)

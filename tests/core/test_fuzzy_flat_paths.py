@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_fuzzy_gate import assert_gate_places_as_direct, index_of
 
 from tpguard import _fuzzy_index as fuzzy_index
 from tpguard._fuzzy_index import FuzzyIndex
@@ -21,11 +22,7 @@ _WORDS = st.sampled_from(["maria", "mria", "gonzalez", "gonzales", "john", "jon"
 
 
 def _index() -> FuzzyIndex:
-    index = FuzzyIndex(88.0)
-    for i, key in enumerate(_KEYS):
-        index.add(i, key)
-    index.freeze()
-    return index
+    return index_of(_KEYS)
 
 
 @settings(max_examples=300, deadline=None)
@@ -39,14 +36,7 @@ def test_the_gate_opens_only_the_pairs_that_place_candidates(words: list[str]) -
         beside = sorted({i for p in at for i in (p - 1, p) if 0 <= i < len(words) - 1})
         assert opened == [i for i in beside
                           if any(len(posting) <= 2 for posting in index._pair_postings(words[i], words[i + 1]))]
-        gated: tuple[dict, list] = ({}, [])
-        direct: tuple[dict, list] = ({}, [])
-        mp.setattr(fuzzy_index, "_GATE_FROM", 0)
-        mp.setattr(fuzzy_index, "_GATE_VOCAB", 0)
-        index._pair_hits(words, at, *gated)
-        mp.setattr(fuzzy_index, "_GATE_FROM", 10**9)
-        index._pair_hits(words, at, *direct)
-        assert gated == direct
+        assert_gate_places_as_direct(index, words, at, mp)
 
 
 def test_a_pair_only_large_postings_hold_is_not_opened() -> None:

@@ -22,12 +22,17 @@ _WORDS = st.sampled_from(["maria", "mria", "marie", "gonzalez", "gonzales", "gon
                           "the", "a", "881"])
 
 
-def _index() -> FuzzyIndex:
+def index_of(keys: tuple[str, ...]) -> FuzzyIndex:
+    """A frozen index holding ``keys`` (atom i holds keys[i]); test_fuzzy_flat_paths uses it too."""
     index = FuzzyIndex(88.0)
-    for i, key in enumerate(_KEYS):
+    for i, key in enumerate(keys):
         index.add(i, key)
     index.freeze()
     return index
+
+
+def _index() -> FuzzyIndex:
+    return index_of(_KEYS)
 
 
 @settings(max_examples=300, deadline=None)
@@ -40,14 +45,20 @@ def test_the_gate_lets_through_exactly_the_pairs_that_find_a_posting(words: list
     beside = sorted({i for p in at for i in (p - 1, p) if 0 <= i < len(words) - 1})
     assert opened == [i for i in beside if index._pair_postings(words[i], words[i + 1])]
     # a short text looks its pairs up one by one, a long one through the gate: the same places
+    with pytest.MonkeyPatch.context() as mp:
+        assert_gate_places_as_direct(index, words, at, mp)
+
+
+def assert_gate_places_as_direct(index: FuzzyIndex, words: list[str], at: list[int],
+                                 mp: pytest.MonkeyPatch) -> None:
+    """The gated pair look-ups (a long text's path) place what the direct ones (a short text's) do."""
     gated: tuple[dict, list] = ({}, [])
     direct: tuple[dict, list] = ({}, [])
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(fuzzy_index, "_GATE_FROM", 0)
-        mp.setattr(fuzzy_index, "_GATE_VOCAB", 0)
-        index._pair_hits(words, at, *gated)
-        mp.setattr(fuzzy_index, "_GATE_FROM", 10**9)
-        index._pair_hits(words, at, *direct)
+    mp.setattr(fuzzy_index, "_GATE_FROM", 0)
+    mp.setattr(fuzzy_index, "_GATE_VOCAB", 0)
+    index._pair_hits(words, at, *gated)
+    mp.setattr(fuzzy_index, "_GATE_FROM", 10**9)
+    index._pair_hits(words, at, *direct)
     assert gated == direct
 
 

@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 from unittest import mock
 
+from glue_corpus import TOOLS as _TOOLS  # the same three tools as the recorded corpus
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,12 +40,6 @@ _ATOMS = [
     # values a placeholder completes: "[EMAIL_1] Bates Avenue" once the e-mail address is rewritten
     {"id": "desk", "type": "internal", "value": "[EMAIL_1] Bates Avenue"},
     {"id": "desk2", "type": "internal", "value": "Oak Lane [PHONE_1] Depot"},
-]
-_TOOLS = [
-    {"name": "create_ticket", "purpose": "open a support ticket", "sink": "ticket", "free_text": ["note"]},
-    {"name": "update_crm", "purpose": "update the customer record", "sink": "record",
-     "free_text": ["comment", "history"]},
-    {"name": "send_sms", "purpose": "text the customer", "sink": "notification", "free_text": ["message"]},
 ]
 _AUTHS = [
     {"atom": "name", "tool": "create_ticket", "allow": True},
