@@ -41,7 +41,10 @@ def what_was_run(data: RunData) -> str:
     agents = list(dict.fromkeys(r["agent"] for r in rows))
     guards = list(dict.fromkeys(r["guard"] for r in rows))
     suites = list(dict.fromkeys(r["suite"] for r in rows))
-    cases = data.run.get("cases") or len({(r.get("suite"), r.get("case_id")) for r in data.records})
+    seen = len({(r.get("suite"), r.get("case_id")) for r in data.records})
+    planned = int(data.run.get("cases") or seen)
+    # a run still going (or stopped) says how many of its cases have a record, not only its plan
+    cases = _count(planned, "case") if seen >= planned else f"{seen} of {_count(planned, 'case')}"
     seed = f"seed {cfg.get('seed', 0)}"
     subset = [s for s, on in (("the quick subset", cfg.get("quick")),
                               (f"limit {cfg.get('limit')}", cfg.get("limit")),
@@ -49,7 +52,7 @@ def what_was_run(data: RunData) -> str:
                                cfg.get("domains"))) if on]
     seed = f"seed {cfg['seed']}" if "seed" in cfg else "seed not recorded"
     return (f"This run scored {_count(len(agents), 'agent')} ({_names(agents)}) under "
-            f"{_count(len(guards), 'guard')} ({_names(guards)}) on {_count(int(cases), 'case')} "
+            f"{_count(len(guards), 'guard')} ({_names(guards)}) on {cases} "
             f"of the {', '.join(suites)} suite{'s' if len(suites) > 1 else ''} "
             f"({', '.join([seed, *subset])}): {_count(len(data.records), 'case-run')}.")
 

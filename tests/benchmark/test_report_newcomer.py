@@ -182,3 +182,20 @@ def test_no_loss_text_does_not_claim_a_cost_it_did_not_measure(tmp_path):
     assert "not measured" in without_off and "against `off`" not in without_off
     with_off = no_loss_text(data(["off", "enforce", "redact"]))
     assert "neither costs TaskSuccess against `off`" in with_off
+
+
+def test_a_run_with_cases_still_to_run_says_how_many_have_records(run: Path, tmp_path: Path) -> None:
+    # a stopped or resumed run's plan (run.json "cases") is larger than what its records hold
+    from tpguard.benchmark.report._overview import what_was_run
+
+    part = tmp_path / "part"
+    shutil.copytree(run, part)
+    records = (part / "records.jsonl").read_text().splitlines()
+    planned = len({json.loads(line)["case_id"] for line in records})
+    meta = json.loads((part / "run.json").read_text())
+    (part / "run.json").write_text(json.dumps({**meta, "cases": planned}))
+    assert f"on {planned} cases" in what_was_run(load_run(part))
+    first = json.loads(records[0])["case_id"]
+    kept = [line for line in records if json.loads(line)["case_id"] != first]
+    (part / "records.jsonl").write_text("\n".join(kept) + "\n")
+    assert f"on {planned - 1} of {planned} cases" in what_was_run(load_run(part))
