@@ -1,4 +1,4 @@
-"""The middleware's feedback after a block, on the conversation (issue 31; :mod:`tpguard._feedback`).
+"""The middleware's feedback after a block, on the conversation (issue 31; :mod:`tpguard.stages.feedback`).
 
 :func:`feedback_update` is what ``PurposeBoundMiddleware.before_model`` returns:
 
@@ -14,7 +14,7 @@ Only the last two model turns are read: older ones were handled before the model
 
 :func:`continue_prompt` is what ``PurposeBoundMiddleware.wrap_model_call`` adds to the model's
 request (not to the state) when the conversation ends on a turn whose calls the guard withheld:
-one user turn (:func:`tpguard._feedback.continue_message`) asking the model to resend them and go on.
+one user turn (:func:`tpguard.stages.feedback.continue_message`) asking the model to resend them and go on.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from langchain_core.messages import (
     ToolMessage,
 )
 
-from tpguard._feedback import continue_message
+from tpguard.stages.feedback import continue_message
 
 from ._rewrite import changed_leaves, rewrite_text
 

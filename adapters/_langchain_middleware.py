@@ -16,7 +16,7 @@ model call tagged ``nostream`` so a ``messages`` stream relays the guarded messa
 model's tokens.
 
 After a block (``rewrite_blocked=True``, the default) the model is shown a call it can resend
-(issue 31; :mod:`tpguard._feedback`): the refusal ``ToolMessage`` says, in one sentence, which
+(issue 31; :mod:`tpguard.stages.feedback`): the refusal ``ToolMessage`` says, in one sentence, which
 argument parts tpguard replaced with placeholders, and ``before_model`` rewrites the blocked call
 in the ``AIMessage`` that made it (same message id, so the state's ``add_messages`` replaces it)
 to its placeholder form before the model is called again — the withheld value leaves the
@@ -45,9 +45,9 @@ from langchain_core.messages import ToolMessage
 from langgraph.prebuilt.tool_node import ToolCallRequest
 from langgraph.types import Command
 
-from tpguard._feedback import record_rewrite
 from tpguard.guard import Decision, Guard, Interception
 from tpguard.policy import ToolSpec
+from tpguard.stages.feedback import record_rewrite
 
 from ._langchain_args import as_spec, injected_keys, model_arguments, tool_schema
 from ._langchain_exit import guarded_response, unstreamed

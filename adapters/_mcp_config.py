@@ -30,11 +30,10 @@ import yaml
 from opentelemetry.trace import TracerProvider
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from tpguard import _yaml
-from tpguard._policy_file import format_loc
 from tpguard.errors import PolicyError
 from tpguard.guard import Guard, Mode
-from tpguard.policy import PolicyKB, PrivateAtom, Sink, ToolSpec
+from tpguard.policy import PolicyKB, PrivateAtom, Sink, ToolSpec, _yaml
+from tpguard.policy._file import format_loc
 
 from ._mcp_catalog import ToolCatalog
 from ._mcp_transports import ProxySessions, Upstream

@@ -5,7 +5,7 @@ less), the guard's value-free message as its text, and a machine-readable marker
 ``_meta["tpguard/decision"]`` so a client can tell a policy refusal from a tool failure. It is not a
 JSON-RPC error: clients show those as transport failures.
 
-What passes the result stage (:meth:`~tpguard._decision.Interception.check_result`, one decision
+What passes the result stage (:meth:`~tpguard.decision.Interception.check_result`, one decision
 per part, all on the call's span): each ``text`` part, the text of each embedded ``resource`` part,
 ``structuredContent``, each text entry of a ``resources/read`` result, and the ``message`` and
 ``data`` of an upstream JSON-RPC error (they may quote what the tool read). Images, audio, binary

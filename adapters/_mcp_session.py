@@ -51,9 +51,9 @@ from mcp.types import (
 from opentelemetry import trace
 from opentelemetry.trace import TracerProvider
 
-from tpguard import __version__
 from tpguard.guard import Guard, Interception
 from tpguard.policy import PrivateAtom
+from tpguard.telemetry._attributes import TPGUARD_VERSION as __version__
 
 from ._mcp_catalog import ToolCatalog
 from ._mcp_results import (

@@ -1,4 +1,4 @@
-"""Rewriting a blocked call where the model will read it again (issue 31; :mod:`tpguard._feedback`).
+"""Rewriting a blocked call where the model will read it again (issue 31; :mod:`tpguard.stages.feedback`).
 
 Framework-neutral helpers of the two adapters that rewrite memory (LangChain's middleware, the
 smolagents step callback): the text of a model's reply may repeat the call it made (a local model

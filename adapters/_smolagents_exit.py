@@ -30,7 +30,7 @@ import dataclasses
 import logging
 from typing import Any
 
-from tpguard import Guard
+from tpguard.guard import Guard
 
 from ._smolagents_context import propagate_context
 

@@ -1,6 +1,6 @@
 """``rewrite_blocked_calls``: feedback a smolagents ``ToolCallingAgent`` can act on after a block.
 
-Issue 31 (:mod:`tpguard._feedback`): a guarded tool's refusal is the observation of the blocked
+Issue 31 (:mod:`tpguard.stages.feedback`): a guarded tool's refusal is the observation of the blocked
 call, and the agent's memory still holds that call — withheld value included — as the model's own
 last turn, which a small model then copies. With this installed, a tool wrapped by
 :func:`~._smolagents_tool.guard_tool` that blocks a call for a forbidden atom
@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 from ._rewrite import changed_leaves, placed_arguments, rewrite_text
 
 if TYPE_CHECKING:
-    from tpguard._feedback import PlaceholderCall
+    from tpguard.stages.feedback import PlaceholderCall
 
 __all__ = ["FEEDBACK_ATTR", "BlockedCalls", "FeedbackSlot", "rewrite_blocked_calls"]
 

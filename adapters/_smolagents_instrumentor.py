@@ -17,7 +17,8 @@ from typing import Any, ClassVar
 
 from opentelemetry.trace import TracerProvider
 
-from tpguard import Guard, ToolSpec
+from tpguard.guard import Guard
+from tpguard.policy import ToolSpec
 
 from ._smolagents_bind import spec_for_tool
 from ._smolagents_context import propagate_context, restore_context

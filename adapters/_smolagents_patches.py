@@ -27,7 +27,8 @@ from ._smolagents_tool import guarded_spec
 if TYPE_CHECKING:
     from opentelemetry.trace import TracerProvider
 
-    from tpguard import Guard, ToolSpec
+    from tpguard.guard import Guard
+    from tpguard.policy import ToolSpec
 
 __all__ = ["wrap_execute_tool_call", "wrap_process_tool_calls", "wrap_tool_call"]
 

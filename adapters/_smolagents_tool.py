@@ -20,10 +20,9 @@ import inspect
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tpguard import Guard
-from tpguard._feedback import record_rewrite
-from tpguard.guard import Interception
+from tpguard.guard import Guard, Interception
 from tpguard.policy import Sink, ToolSpec
+from tpguard.stages.feedback import record_rewrite
 
 from ._smolagents_bind import bind_call, spec_for_tool
 from ._smolagents_context import current_call_id, propagate_context

@@ -14,16 +14,14 @@ The public API::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-from ._limits import Limits
 from .decorator import purpose_bound
-from .detection import Detector, Finding
+from .detect import Detector, Finding, Limits
 from .errors import GuardViolation, PolicyError
-from .exposure import Disclosure, ExitBinding, Recipient
 from .guard import Decision, Guard
 from .policy import Authorization, PolicyKB, PrivateAtom, Rule, ToolSpec
-from .scope import AcquisitionScope, ScopeBinding, ScopeFinding
+from .policy.exposure import Disclosure, ExitBinding, Recipient
+from .policy.scope import AcquisitionScope, ScopeBinding, ScopeFinding
+from .telemetry._attributes import TPGUARD_VERSION as __version__
 
 __all__ = [
     "AcquisitionScope",

@@ -14,7 +14,7 @@ from typing import Any, Literal, TypeVar
 
 from .errors import GuardViolation
 from .guard import Guard
-from .policy import Sink, ToolSpec
+from .policy.kb import Sink, ToolSpec
 
 __all__ = ["purpose_bound", "spec_for_callable"]
 

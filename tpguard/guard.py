@@ -10,11 +10,11 @@ Over-disclosure is ``O_{j,k} = D(p_j, a_k) · I[A_{j,i(k)} = 0]`` (ToolPrivacyBe
 §3.6): the detector gives ``D`` and the policy's resolver gives ``A``. Internal errors fail closed in
 enforce/redact and open in audit; either way they are logged (error type only) and recorded.
 
-A call is walked once into a leaf table (:mod:`tpguard._walk`); detection, redaction and span
+A call is walked once into a leaf table (:mod:`tpguard.detect._walk`); detection, redaction and span
 rendering read that table. Dict keys are scanned like values; a key that holds an atom is shown as
 its session placeholder in every path (``extra.[PERSON_NAME_1]``), message and span. In ``redact``
 mode a forbidden atom in a key is rewritten when the key's dict is a free-text slot, and blocks the
-call otherwise (keys are structure). Past a :class:`~tpguard._limits.Limits` bound, on a cycle or on
+call otherwise (keys are structure). Past a :class:`~tpguard.detect._limits.Limits` bound, on a cycle or on
 a value tpguard cannot read, ``enforce``/``redact`` withhold the call naming the limit and ``audit``
 allows it with ``Decision.error`` set (``limit:max_depth``, ``cycle``, ``unreadable:deque``).
 Redacted arguments are re-scanned before they are returned: a rewrite that still carries a
@@ -25,9 +25,9 @@ tool *returned* (PrivacyPeek, seed ``001_*`` §3, §6); the exposure stage adds 
 returns a :class:`Decision` whose ``stage`` says which, and whose ``arguments`` carry that stage's
 payload. For a tool with an :class:`~tpguard.scope.AcquisitionScope` (``ToolSpec.scope`` or
 ``guard.session(scopes=...)``), ``enforce`` and ``redact`` *narrow* the request to the scope
-(:mod:`tpguard._narrow`; action ``redact``, the narrowed arguments, a value-free message) or refuse
+(:mod:`tpguard.stages._narrow`; action ``redact``, the narrowed arguments, a value-free message) or refuse
 it; on the result ``audit`` records out-of-scope items, ``redact`` filters them out and ``enforce``
-withholds a result that still holds any (:mod:`tpguard._result`).
+withholds a result that still holds any (:mod:`tpguard.stages.results`).
 """
 
 from __future__ import annotations
@@ -49,8 +49,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import TracerProvider
 
-from . import __version__, _bulk
-from ._decision import (
+from .decision import (
     MODES,
     Action,
     Decision,
@@ -60,21 +59,23 @@ from ._decision import (
     describe_findings,
     scope_summary,
 )
-from ._exit import denied, inspect_exit, recipient_label
-from ._feedback import PlaceholderCall, Refusals, placeholder_call, record_escalation
-from ._leaves import CallView, LeafTable, RebuildError
-from ._limits import DEFAULT_LIMITS, Limits, Problem
-from ._narrow import narrow
-from ._result import UNAPPLIED, ResultView, inspect_result
-from ._session import DEFAULT_SESSION_ID, BaseLayer, Session
-from ._walk import walk
-from .detection import Detector, Finding, new_finding
+from .detect import _bulk
+from .detect._leaves import CallView, LeafTable, RebuildError
+from .detect._limits import DEFAULT_LIMITS, Limits, Problem
+from .detect._walk import walk
+from .detect.detector import Detector, Finding, new_finding
+from .detect.presidio import PiiDetector
 from .errors import GuardViolation
-from .exposure import Disclosure, Recipient
-from .pii import PiiDetector
-from .policy import PolicyKB, PrivateAtom, ToolSpec
+from .policy.exposure import Disclosure, Recipient
+from .policy.kb import PolicyKB, PrivateAtom, ToolSpec
+from .policy.scope import AcquisitionScope
 from .redaction import PlaceholderOperator, rewrite_text, widened
-from .scope import AcquisitionScope
+from .stages._narrow import narrow
+from .stages.exits import denied, inspect_exit, recipient_label
+from .stages.feedback import PlaceholderCall, Refusals, placeholder_call, record_escalation
+from .stages.results import UNAPPLIED, ResultView, inspect_result
+from .stages.session import DEFAULT_SESSION_ID, BaseLayer, Session
+from .telemetry._attributes import TPGUARD_VERSION
 from .telemetry._env import TPGUARD_OPENINFERENCE
 from .telemetry.content import ArgumentRecording, ContentPolicy
 from .telemetry.exit_spans import record_exit, start_exit_span
@@ -183,7 +184,7 @@ class Guard:
         self.openinference: bool = (os.environ.get(TPGUARD_OPENINFERENCE) == "1" if openinference is None
                                     else openinference)
         provider = tracer_provider or trace.get_tracer_provider()
-        self._tracer = provider.get_tracer("tpguard", __version__)
+        self._tracer = provider.get_tracer("tpguard", TPGUARD_VERSION)
         # The policy's atoms compile once, here; sessions and register() add small overlays.
         self._base = BaseLayer(self.policy, Detector(self.policy.atoms, fuzzy=fuzzy, pii=pii))
         self._default = Session(self._id, self._base, (), self._overlay, session_id=DEFAULT_SESSION_ID)
@@ -359,7 +360,7 @@ class Guard:
     def placeholder_call(self, tool: str | ToolSpec, arguments: Any) -> PlaceholderCall | None:
         """The call in its value-free form: every forbidden atom (free text *and* structured
         fields) replaced by its session placeholder — what an adapter may show the model as its own
-        call after a block (:mod:`tpguard._feedback`). ``None`` when the call carries no forbidden
+        call after a block (:mod:`tpguard.stages.feedback`). ``None`` when the call carries no forbidden
         atom or cannot be rewritten. Decides and records nothing; never raises. O(size of the call)."""
         spec = self.tool_spec(tool)
         try:
@@ -685,7 +686,7 @@ class _Intercept:
         tool, arguments, call_id, tracer_provider, mode = self._args
         spec = guard.tool_spec(tool)
         tracer = (guard._tracer if tracer_provider is None
-                  else tracer_provider.get_tracer("tpguard", __version__))
+                  else tracer_provider.get_tracer("tpguard", TPGUARD_VERSION))
         span = self._span = start_tool_span(tracer, spec, call_id, guard.openinference)
         self._token = otel_context.attach(trace.set_span_in_context(span))
         try:

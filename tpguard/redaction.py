@@ -1,4 +1,4 @@
-"""Redaction operators: they consume :class:`~tpguard.detection.Finding` s and rewrite text.
+"""Redaction operators: they consume :class:`~tpguard.detect.detector.Finding` s and rewrite text.
 
 Detection and transformation stay apart (as Presidio's analyzer and anonymizer do). One operator
 per class, looked up by name in :data:`OPERATORS`.
@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import ClassVar
 
-from .detection import Finding
+from .detect.detector import Finding
 
 __all__ = ["OPERATORS", "HashOperator", "Operator", "PlaceholderOperator", "TypeTagOperator",
            "rewrite_text", "widened"]

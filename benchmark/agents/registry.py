@@ -11,7 +11,7 @@
 ==========================  =====================================================
 
 ``MODEL`` = ``local:NAME|PATH.gguf`` runs a real local model offline: tpguard's own loopback
-endpoint (:func:`tpguard.local.shared_endpoint`, one per model per process, extra ``[local]``)
+endpoint (:func:`tpguard.benchmark.local.shared_endpoint`, one per model per process, extra ``[local]``)
 serves a fetched model (``tpguard models fetch NAME``) or any GGUF file, at temperature 0.
 
 ``PATH`` — where tpguard's modes decide for a framework agent (issue 12, item 8): ``decorator``
@@ -76,9 +76,9 @@ def check_guard_path(agent: Agent, guard: str) -> None:
 
 def local_endpoint(model: str) -> tuple[str, str, dict[str, Any]]:
     """The loopback endpoint serving ``model`` (started on first use) and the request options of
-    a repeatable run: temperature 0. :class:`tpguard.local.ModelError` → ``ImportError`` here, so
+    a repeatable run: temperature 0. :class:`tpguard.benchmark.local.ModelError` → ``ImportError`` here, so
     the runner reports it as an agent that cannot start (exit 3)."""
-    from tpguard.local import ModelError, shared_endpoint
+    from tpguard.benchmark.local import ModelError, shared_endpoint
 
     if not model:
         raise ValueError("'local:' needs a model name or a .gguf path")

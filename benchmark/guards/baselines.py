@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from tpguard import ToolSpec
-from tpguard._walk import replace_at
-from tpguard.detection import iter_leaves
+from tpguard.detect._walk import replace_at
+from tpguard.detect.detector import iter_leaves
 
 from .base import GuardAction
 
@@ -123,7 +123,7 @@ def _analyzer(model: str | None) -> Any:
     """One shared Presidio analyzer per model (pattern recognizers when ``model`` is None)."""
     with _ANALYZER_LOCK:
         if model not in _ANALYZERS:
-            from tpguard.pii import offline_analyzer
+            from tpguard.detect.presidio import offline_analyzer
 
             _ANALYZERS[model] = offline_analyzer(model)
         return _ANALYZERS[model]

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from tpguard import Detector, Finding
-from tpguard._walk import iter_leaves
+from tpguard.detect._walk import iter_leaves
 
 from ..trajectory import ToolCall, Trajectory
 from ._tables import CaseTables

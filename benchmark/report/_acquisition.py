@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..metrics.acquisition import ACQ_RATE_KEYS, JOINT_CLASSES, NAMED_OUTCOMES
-from ._layout import by_agent, ci_view
+from ._layout import by_agent, ci_view, html_table, md_table
 from ._tables import Table, pivot, slug
 
 __all__ = ["PAPER_REFERENCE", "acquisition_csv", "acquisition_html", "acquisition_markdown",
@@ -185,8 +185,6 @@ def _notes(summary: dict[str, Any]) -> list[str]:
 
 def acquisition_markdown(summary: dict[str, Any]) -> list[str]:
     """The section as markdown lines (``[]`` without acquisition rows)."""
-    from ._markdown import md_table  # the markdown module imports this one
-
     tabs = acquisition_tables(summary)
     if not tabs:
         return []
@@ -211,7 +209,6 @@ def acquisition_markdown(summary: dict[str, Any]) -> list[str]:
 
 def acquisition_html(summary: dict[str, Any]) -> str:
     """The section as HTML (``""`` without acquisition rows); every string escaped."""
-    from ._html import html_table
     from ._overview import inline_html
 
     tabs = acquisition_tables(summary)

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from ..cases.schema import Case
-from ..runner import record_error
+from ..runner._errors import record_error
 from ._load import RunData
 
 __all__ = ["audit_data", "audit_html"]

@@ -20,7 +20,8 @@ from typing import Any
 
 from rich.table import Table as RichTable
 
-from ..runner import record_error, summarize_records, summary_options
+from ..runner._errors import record_error
+from ..runner._summary import summarize_records, summary_options
 from ._families import TOOLPRIVACYBENCH, Family, family_of_suite, family_rows
 from ._load import RunData, RunDirError, load_run
 

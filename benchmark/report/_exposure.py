@@ -17,7 +17,7 @@ from typing import Any
 
 from ..guards.exposure import guard_label
 from ..metrics.exposure import PAPER_REFERENCE, VIEWS
-from ._layout import ci_view
+from ._layout import ci_view, html_table, md_table
 from ._tables import Table
 
 __all__ = ["exposure_csv", "exposure_html", "exposure_markdown", "exposure_tables"]
@@ -205,8 +205,6 @@ _ROLES = ("channels", "ci", "views", "recognition", "paths", "control", "vs_off"
 
 def exposure_markdown(summary: dict[str, Any]) -> list[str]:
     """The section as markdown lines (``[]`` without exposure rows)."""
-    from ._markdown import md_table  # the markdown module imports this one
-
     tabs = exposure_tables(summary)
     if not tabs:
         return []
@@ -222,7 +220,6 @@ def exposure_markdown(summary: dict[str, Any]) -> list[str]:
 
 def exposure_html(summary: dict[str, Any]) -> str:
     """The section as HTML (``""`` without exposure rows); every string escaped."""
-    from ._html import html_table
     from ._overview import inline_html
 
     tabs = exposure_tables(summary)

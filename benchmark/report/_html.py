@@ -20,13 +20,13 @@ from ._audit_row import audit_row_html
 from ._collect import ReportTables, reference_configs
 from ._crosstab import Config, CrossTab
 from ._exposure import exposure_html
-from ._layout import COMPARISON_GROUPS, by_agent, split
+from ._layout import COMPARISON_GROUPS, by_agent, html_table, split
 from ._load import RunData
 from ._markdown import caveats, run_facts
 from ._overview import error_table, inline_html, no_loss_text, overview
 from ._plots import figures, scatter_fig, scatter_points
 from ._refs import ref
-from ._tables import MAIN_GROUPS, Table, fmt
+from ._tables import MAIN_GROUPS, Table
 from ._tradeoff import chart_axes
 
 __all__ = ["html_table", "render_html"]
@@ -44,23 +44,6 @@ tr.bad td{background:#fde8e8}
 .note{color:#555;font-size:13px} .controls label{margin-right:14px}
 details{margin:6px 0} summary{cursor:pointer}
 """
-
-
-def html_table(table: Table, *, where: dict[str, str] | None = None,
-               drop: Sequence[str] = ()) -> str:
-    cols = [c for c in table.columns if c not in drop]
-    idx = [table.columns.index(c) for c in cols]
-    body = []
-    for row in table.rows:
-        if where and any(row[table.columns.index(k)] != v for k, v in where.items()):
-            continue
-        cells = "".join(f"<td>{html.escape(fmt(row[i], table.columns[i]))}</td>" for i in idx)
-        body.append(f"<tr>{cells}</tr>")
-    if not body:
-        return "<p class='note'>No rows.</p>"
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
-    return (f"<table class='data' data-table='{html.escape(table.name)}'><thead><tr>{head}</tr>"
-            f"</thead><tbody>{''.join(body)}</tbody></table>")
 
 
 def _section(title: str, *body: str) -> str:

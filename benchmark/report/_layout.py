@@ -3,6 +3,7 @@ read as one ``lo–hi`` cell per key. Views only — the CSVs keep the full tabl
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from typing import Any
 
@@ -66,3 +67,42 @@ def by_agent(table: Table) -> list[Table]:
         out.append(Table(table.name, f"agent `{agent}`",
                          [first, *(table.columns[i].rsplit("/", 1)[1] for i in pick)], rows))
     return out
+
+
+# the two renderings of one table, here below every section that renders tables
+def md_cell(v: Any, column: str = "") -> str:
+    return fmt(v, column).replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(table: Table, *, columns: Sequence[str] | None = None,
+             where: dict[str, Any] | None = None, drop: Sequence[str] = ()) -> str:
+    """A GitHub table of ``table`` (optionally some columns, rows matching ``where``)."""
+    cols = [c for c in (columns or table.columns) if c not in drop]
+    idx = [table.columns.index(c) for c in cols]
+    rows = [row for row in table.rows
+            if not where or all(row[table.columns.index(k)] == v for k, v in where.items())]
+    if not rows:
+        return "_No rows._"
+    numeric = [all(r[i] is None or isinstance(r[i], int | float) for r in rows) for i in idx]
+    lines = ["| " + " | ".join(md_cell(c) for c in cols) + " |",
+             "|" + "|".join("---:" if num else "---" for num in numeric) + "|"]
+    lines += ["| " + " | ".join(md_cell(row[i], table.columns[i]) for i in idx) + " |"
+              for row in rows]
+    return "\n".join(lines)
+
+
+def html_table(table: Table, *, where: dict[str, str] | None = None,
+               drop: Sequence[str] = ()) -> str:
+    cols = [c for c in table.columns if c not in drop]
+    idx = [table.columns.index(c) for c in cols]
+    body = []
+    for row in table.rows:
+        if where and any(row[table.columns.index(k)] != v for k, v in where.items()):
+            continue
+        cells = "".join(f"<td>{html.escape(fmt(row[i], table.columns[i]))}</td>" for i in idx)
+        body.append(f"<tr>{cells}</tr>")
+    if not body:
+        return "<p class='note'>No rows.</p>"
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
+    return (f"<table class='data' data-table='{html.escape(table.name)}'><thead><tr>{head}</tr>"
+            f"</thead><tbody>{''.join(body)}</tbody></table>")

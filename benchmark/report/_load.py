@@ -18,7 +18,8 @@ from ..cases.schema import Case
 from ..metrics import CaseScore
 from ..metrics.acquisition import AcqScore
 from ..metrics.exposure import ExpScore
-from ..runner import record_error, summarize_records, summary_options
+from ..runner._errors import record_error
+from ..runner._summary import summarize_records, summary_options
 
 __all__ = ["RunData", "RunDirError", "load_cases", "load_run", "read_records", "record_key", "suite_names"]
 

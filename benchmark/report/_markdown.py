@@ -13,36 +13,15 @@ from ._audit_row import audit_row_markdown
 from ._collect import ReportTables, reference_configs
 from ._exposure import exposure_markdown
 from ._families import family_rows, is_sanity_check, present_families
-from ._layout import COMPARISON_GROUPS, by_agent, ci_view, split
+from ._layout import COMPARISON_GROUPS, by_agent, ci_view, md_cell, md_table, split
 from ._load import RunData
 from ._overview import error_table, no_loss_text, overview, presidio_statement
 from ._refs import ref
-from ._tables import MAIN_GROUPS, Table, fmt
+from ._tables import MAIN_GROUPS, Table
 from ._tradeoff import chart_axes
 from ._verdicts import BASELINE, is_tpguard_mode
 
 __all__ = ["caveats", "md_table", "render_markdown", "run_facts"]
-
-
-def _cell(v: Any, column: str = "") -> str:
-    return fmt(v, column).replace("|", "\\|").replace("\n", " ")
-
-
-def md_table(table: Table, *, columns: Sequence[str] | None = None,
-             where: dict[str, Any] | None = None, drop: Sequence[str] = ()) -> str:
-    """A GitHub table of ``table`` (optionally some columns, rows matching ``where``)."""
-    cols = [c for c in (columns or table.columns) if c not in drop]
-    idx = [table.columns.index(c) for c in cols]
-    rows = [row for row in table.rows
-            if not where or all(row[table.columns.index(k)] == v for k, v in where.items())]
-    if not rows:
-        return "_No rows._"
-    numeric = [all(r[i] is None or isinstance(r[i], int | float) for r in rows) for i in idx]
-    lines = ["| " + " | ".join(_cell(c) for c in cols) + " |",
-             "|" + "|".join("---:" if num else "---" for num in numeric) + "|"]
-    lines += ["| " + " | ".join(_cell(row[i], table.columns[i]) for i in idx) + " |"
-              for row in rows]
-    return "\n".join(lines)
 
 
 def run_facts(data: RunData) -> list[tuple[str, str]]:
@@ -216,7 +195,7 @@ def render_markdown(data: RunData, t: ReportTables, files: Sequence[str] = ()) -
     errors = error_table(data)
     if errors is not None:
         parts += _tables(errors.title, split(errors, [("", errors.columns[3:])]), errors.note)
-    parts += ["", "## Run", ""] + [f"- **{k}**: {_cell(v)}" for k, v in run_facts(data)]
+    parts += ["", "## Run", ""] + [f"- **{k}**: {md_cell(v)}" for k, v in run_facts(data)]
     parts += ["", "## How to read this report", ""] + [f"- {c}" for c in caveats(data)]
     parts += acquisition_markdown(data.summary)  # PrivacyPeek rows, when the run has them
     parts += exposure_markdown(data.summary)  # ASLEval rows, when the run has them

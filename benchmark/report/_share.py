@@ -28,6 +28,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..cases.schema import Case
+from ._build import build_reports
 from ._load import RunDirError, load_cases, load_run, read_records, suite_names
 
 __all__ = ["SHARED_FILES", "ShareRefused", "share_run"]
@@ -46,8 +47,6 @@ class ShareRefused(RunDirError):
 def share_run(run_dir: str | Path, out_dir: str | Path) -> dict[str, Path]:
     """Write the share of ``run_dir`` into ``out_dir`` (created; an earlier share there is
     replaced, any other content is refused) and return ``{file name: path}``."""
-    from . import build_reports  # the package imports this module
-
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     if not (run_dir / "records.jsonl").is_file():
         raise RunDirError(f"{run_dir}: no records.jsonl — not a benchmark run directory")

@@ -107,7 +107,7 @@ def _smolagents(spec: str, base_url: str | None, api_key: str | None) -> None:
 
 
 def _local(spec: str, model: str) -> None:
-    from tpguard.local import ModelError, registered, resolve
+    from tpguard.benchmark.local import ModelError, registered, resolve
 
     if registered(model):
         return

@@ -1,5 +1,5 @@
 """``langchain:local:…`` and ``smolagents:local:…`` agents: the real framework loops over tpguard's
-loopback endpoint (``tpguard.local``), here over a registered scripted backend that replays the
+loopback endpoint (``tpguard.benchmark.local``), here over a registered scripted backend that replays the
 Qwen call format through the GGUF's own template — the same wiring a fetched GGUF uses
 (``tests/local/test_real_model.py`` runs the real runtime when it is installed). Plus the harness's
 repeated-call stop and the runner's handling of a missing model."""
@@ -21,9 +21,9 @@ from tpguard.benchmark.agents import make_agent
 from tpguard.benchmark.agents._repeat import REPEATED, RepeatWatch
 from tpguard.benchmark.backends import AuditLog, Environment
 from tpguard.benchmark.cases.schema import Case
+from tpguard.benchmark.local import register_endpoint, stop_endpoint
+from tpguard.benchmark.local.scripted import ScriptedBackend
 from tpguard.cli import app
-from tpguard.local import register_endpoint, stop_endpoint
-from tpguard.testing.local import ScriptedBackend
 
 QWEN = (Path(__file__).parents[1] / "local" / "data" / "qwen2.5-coder-1.5b.jinja").read_text()
 DONE = "All workflow steps are complete."

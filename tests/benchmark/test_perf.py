@@ -309,7 +309,7 @@ def test_the_absent_series_reads_flatness_alone(tiny_run: dict) -> None:
 def test_the_absent_atoms_never_occur_in_the_export() -> None:
     # the extra atoms share the export's words and pairs, but a guard holding them finds exactly
     # what the first 10 atoms alone find (a bare "Qz" prefix would not: near misses)
-    from tpguard.detection import Detector
+    from tpguard.detect.detector import Detector
 
     text = customer_export(128 * 1024)
     atoms = absent_atoms(3000)

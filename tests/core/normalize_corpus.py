@@ -56,7 +56,7 @@ def spans(norm_text: str) -> list[tuple[int, int]]:
 
 
 def record(text: str) -> dict[str, Any]:
-    from tpguard._normalize import normalize
+    from tpguard.detect._normalize import normalize
 
     norm = normalize(text)
     return {"text": text, "norm": norm.text,

@@ -25,10 +25,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpguard import PrivateAtom
-from tpguard._digits import SkeletonIndex, _digit_span, _Locator, _skeleton
-from tpguard._normalize import Normalized, normalize
 from tpguard.benchmark.perf._workload import make_atoms
-from tpguard.detection import Detector
+from tpguard.detect._digits import SkeletonIndex, _digit_span, _Locator, _skeleton
+from tpguard.detect._normalize import Normalized, normalize
+from tpguard.detect.detector import Detector
 
 _RECORD = Path(__file__).parent / "data" / "compact_keys.json"
 _TEXTS = 400

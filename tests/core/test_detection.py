@@ -167,7 +167,7 @@ def test_undetectable_atoms_are_reported() -> None:
 
 def test_pii_findings_offline() -> None:
     pytest.importorskip("presidio_analyzer")
-    from tpguard.pii import PiiDetector
+    from tpguard.detect.presidio import PiiDetector
 
     d = Detector([PHONE], pii=PiiDetector())
     found = d.scan({"note": "call 415-555-0199 or write to jane.roe@example.org"}, free_text_slots={"note"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tpguard import Detector, PrivateAtom
-from tpguard.detection import is_detectable
+from tpguard.detect.detector import is_detectable
 
 PHONE = PrivateAtom(id="phone", type="phone", value="415-555-0199")
 PIN = PrivateAtom(id="pin", type="card_suffix", value="4417")
@@ -176,7 +176,7 @@ def test_is_detectable(value: str, ok: bool) -> None:
 
 
 def test_norm_argument_is_used_and_offsets_are_original() -> None:
-    from tpguard._normalize import normalize
+    from tpguard.detect._normalize import normalize
 
     text = "a\t\tMaria\n Gonzalez %2B 415\u2011555\u20110199"
     norm = normalize(text)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tpguard import Disclosure, Guard, Limits, PolicyKB, PrivateAtom, Recipient
-from tpguard.exposure import VISIBLE_EXITS, Exposure
+from tpguard.policy.exposure import VISIBLE_EXITS, Exposure
 from tpguard.testing import SpanCapture
 
 ATOMS = [

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tpguard import ExitBinding, Guard, PolicyKB
-from tpguard.exposure import RECIPIENT_ARGS, Exposure, Recipient
+from tpguard.policy.exposure import RECIPIENT_ARGS, Exposure, Recipient
 from tpguard.testing import SpanCapture
 
 ATOMS = [

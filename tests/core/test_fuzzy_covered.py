@@ -8,8 +8,8 @@ import pytest
 from rapidfuzz import fuzz
 
 from tpguard import PrivateAtom
-from tpguard import _fuzzy_index as fuzzy_index
-from tpguard.detection import Detector
+from tpguard.detect import _fuzzy_index as fuzzy_index
+from tpguard.detect.detector import Detector
 
 NAME = PrivateAtom(id="n", type="person_name", value="Laurie Bates")
 EMAIL = PrivateAtom(id="e", type="email", value="laurie.bates@example.com")

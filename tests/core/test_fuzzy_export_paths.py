@@ -5,8 +5,8 @@ known occurrences, the direct pair look-ups reading the pair memo inline, the pa
 mostly of vocabulary words, only the places with enough pair hits aligned (``_verify``), and
 ``digits_of`` of an ASCII text by ``bytes.translate``.
 
-The reference below is the code these replaced (``tpguard/_fuzzy_index.py`` and
-``tpguard/_normalize.py`` at fdfc457), kept verbatim but for names."""
+The reference below is the code these replaced (``tpguard/detect/_fuzzy_index.py`` and
+``tpguard/detect/_normalize.py`` at fdfc457), kept verbatim but for names."""
 
 from __future__ import annotations
 
@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
 from tpguard import PrivateAtom
-from tpguard import _fuzzy_index as fuzzy_index
-from tpguard._fuzzy_index import FuzzyIndex
-from tpguard._normalize import digits_of
-from tpguard.detection import Detector
+from tpguard.detect import _fuzzy_index as fuzzy_index
+from tpguard.detect._fuzzy_index import FuzzyIndex
+from tpguard.detect._normalize import digits_of
+from tpguard.detect.detector import Detector
 
 _NON_DIGIT = re.compile(r"\D")
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_fuzzy_gate import assert_gate_places_as_direct, index_of
 
-from tpguard import _fuzzy_index as fuzzy_index
-from tpguard._fuzzy_index import FuzzyIndex
+from tpguard.detect import _fuzzy_index as fuzzy_index
+from tpguard.detect._fuzzy_index import FuzzyIndex
 
 # "gmail com" and "oak street" are shared by several keys: with _MAX_POSTING = 2 below, the
 # first (four keys) places nothing, the second (two keys) still does

@@ -1,4 +1,4 @@
-"""The fuzzy pass's pair gate (``tpguard._fuzzy_gate``, issue 33): for any text, the pairs it lets
+"""The fuzzy pass's pair gate (``tpguard.detect._fuzzy_gate``, issue 33): for any text, the pairs it lets
 through are exactly the pairs whose look-up finds a posting — as written, within one edit on
 either side, or both — so gating them in C drops no candidate; and the digit filter of a posting
 counts its dropped places as places."""
@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpguard import PrivateAtom
-from tpguard import _fuzzy_index as fuzzy_index
-from tpguard._fuzzy_index import FuzzyIndex
-from tpguard.detection import Detector
+from tpguard.detect import _fuzzy_index as fuzzy_index
+from tpguard.detect._fuzzy_index import FuzzyIndex
+from tpguard.detect.detector import Detector
 
 _KEYS = ("maria gonzalez", "mario gonzales", "john smith", "joan smyth", "12 oak street",
          "881 willow creek road", "blue shield ppo", "laurie bates example com")

@@ -3,7 +3,7 @@
 windows and a widest window's outcome; the pair look-ups place small postings inline and keep each
 place's pair indices as a bit mask; ``_unknown`` counts only the atoms with known occurrences.
 
-The reference is the code of ``test_fuzzy_export_paths`` (``tpguard/_fuzzy_index.py`` at fdfc457),
+The reference is the code of ``test_fuzzy_export_paths`` (``tpguard/detect/_fuzzy_index.py`` at fdfc457),
 which this path must match on every text — places before the text's first word included (a pair of
 an atom's middle at the start), where the aligned words' offsets wrap around the offset list."""
 
@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from test_fuzzy_export_paths import _ATOMS, _WORDS, _near_values, _old_pair_hits, _old_verify
 
 from tpguard import PrivateAtom
-from tpguard._fuzzy_index import FuzzyIndex
 from tpguard.benchmark.perf._realistic import REALISTIC_ATOMS, realistic_arguments
-from tpguard.detection import Detector
+from tpguard.detect._fuzzy_index import FuzzyIndex
+from tpguard.detect.detector import Detector
 
 
 def _findings(detector: Detector, text: str) -> list[tuple]:

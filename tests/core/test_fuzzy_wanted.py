@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
 from tpguard import PrivateAtom
-from tpguard import _fuzzy_index as fuzzy_index
-from tpguard._fuzzy_index import FuzzyIndex
-from tpguard._normalize import normalize
-from tpguard.detection import Detector
+from tpguard.detect import _fuzzy_index as fuzzy_index
+from tpguard.detect._fuzzy_index import FuzzyIndex
+from tpguard.detect._normalize import normalize
+from tpguard.detect.detector import Detector
 
 _VALUES = ["17 David Wells Road", "117 David Wells Road", "23 David Wells Road", "9 David Wells Road",
            "12 Oak Grove Lane", "112 Oak Grove Lane", "David Wells Jordan", "Maria Gonzalez",

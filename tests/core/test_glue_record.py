@@ -15,10 +15,10 @@ import pytest
 from glue_corpus import RECORD, decisions, policies
 
 from tpguard import Guard, PrivateAtom, ToolSpec
-from tpguard._decision import _describe, describe_findings
-from tpguard._session import Session
-from tpguard.detection import Finding, new_finding
+from tpguard.decision import _describe, describe_findings
+from tpguard.detect.detector import Finding, new_finding
 from tpguard.redaction import Operator, rewrite_text
+from tpguard.stages.session import Session
 
 hypothesis = pytest.importorskip("hypothesis")
 st = hypothesis.strategies

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tpguard import Guard, PolicyKB, PrivateAtom
-from tpguard.detection import Detector
+from tpguard.detect.detector import Detector
 
 SUMMARY = "Maria Gonzalez (415-555-0199) reports chest tightness; RX-88213 is ready for pickup."
 

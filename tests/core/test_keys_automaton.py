@@ -1,4 +1,4 @@
-"""The key automaton on ``ahocorasick_rs`` (:mod:`tpguard._keys`, issue 33: memory) finds what the
+"""The key automaton on ``ahocorasick_rs`` (:mod:`tpguard.detect._keys`, issue 33: memory) finds what the
 pyahocorasick automaton before it found.
 
 * the automata alone: every ``(key, start, end)`` of random keys in random texts — overlapping
@@ -23,12 +23,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_compact_keys import _EXTRA, _GLUE, _PIECES, generated_texts, policy_atoms
 
-from tpguard import PrivateAtom, _keys, detection
-from tpguard._keys import KeyAutomaton
+from tpguard import PrivateAtom
 from tpguard.benchmark.perf._adversarial import customer_export
 from tpguard.benchmark.perf._realistic import REALISTIC_ATOMS, realistic_arguments
 from tpguard.benchmark.perf._workload import make_atoms
-from tpguard.detection import Detector
+from tpguard.detect import _keys
+from tpguard.detect import detector as detection
+from tpguard.detect._keys import KeyAutomaton
+from tpguard.detect.detector import Detector
 
 
 class PyKeys:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tpguard import Guard, PolicyKB
-from tpguard._limits import Limits
+from tpguard.detect._limits import Limits
 from tpguard.testing import SpanCapture
 
 NAME = "Maria Gonzalez"

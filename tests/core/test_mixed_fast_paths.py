@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tpguard._digits import (
+from tpguard.detect._digits import (
     _DIGIT,
     _SEP_CHARS,
     _SEP_RUN,
@@ -18,8 +18,8 @@ from tpguard._digits import (
     _skeleton,
     _skeleton_map,
 )
-from tpguard._fuzzy_index import _PUNCT_RE, _spaced
-from tpguard._normalize import normalize
+from tpguard.detect._fuzzy_index import _PUNCT_RE, _spaced
+from tpguard.detect._normalize import normalize
 
 # ASCII letters, digits and every separator/punctuation, a few non-ASCII letters, separators,
 # quotes and digits (Arabic-Indic, fullwidth), so runs fall beside, inside and between them

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tpguard._normalize import normalize, normalize_key
+from tpguard.detect._normalize import normalize, normalize_key
 
 hypothesis = pytest.importorskip("hypothesis")
 st = hypothesis.strategies
@@ -59,7 +59,7 @@ def test_ascii_whitespace_runs_collapse_as_the_regex_would() -> None:
     import re
     from itertools import product
 
-    from tpguard._normalize import _collapse
+    from tpguard.detect._normalize import _collapse
 
     pieces = ["a", "b c", " ", "  ", "\t", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x1f", "\n \t"]
     for parts in product(pieces, repeat=3):

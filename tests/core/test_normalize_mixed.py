@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from normalize_corpus import corpus, findings, spans
 
-from tpguard._confusables import FOLD, fold
-from tpguard._normalize import _ASCII_RUN, Normalized, _Builder, _prepass, normalize
+from tpguard.detect._confusables import FOLD, fold
+from tpguard.detect._normalize import _ASCII_RUN, Normalized, _Builder, _prepass, normalize
 
 _RECORD = json.loads((Path(__file__).parent / "data" / "normalize_mixed.json").read_text())
 
@@ -31,7 +31,7 @@ def test_the_recorded_corpus_is_todays_corpus() -> None:
 def test_normalized_text_and_offsets_are_the_recorded_ones(record: dict, sparse_from: int | None,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     if sparse_from is not None:  # the corpus is dense with non-ASCII: make every text take the sparse pass
-        monkeypatch.setattr("tpguard._normalize._SPARSE", sparse_from)
+        monkeypatch.setattr("tpguard.detect._normalize._SPARSE", sparse_from)
     norm = normalize(record["text"])
     assert norm.text == record["norm"]
     got = [[s, e, *norm.to_original(s, e)] for s, e in spans(norm.text)]
@@ -105,7 +105,7 @@ def test_every_path_maps_as_the_token_pass(text: str, sparse_from: int) -> None:
     # the sparse pass; the token pass) — each gives the token pass's text and offsets
     from unittest import mock
 
-    with mock.patch("tpguard._normalize._SPARSE", sparse_from):
+    with mock.patch("tpguard.detect._normalize._SPARSE", sparse_from):
         norm = normalize(text)
     ref = _reference(text)
     assert norm.text == ref.text

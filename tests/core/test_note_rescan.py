@@ -22,8 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpguard import Decision, Guard, PolicyKB, PrivateAtom
-from tpguard._session import Session
-from tpguard.detection import MEMO_LEN, Detector
+from tpguard.detect.detector import MEMO_LEN, Detector
+from tpguard.stages.session import Session
 
 # every access shape (as tests/core/glue_corpus.py): authorized and forbidden atoms and types,
 # conditional on fields (path-dependent), conditional on forms with and without ``fuzzy``

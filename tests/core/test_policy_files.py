@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tpguard import Authorization, PolicyError, PolicyKB, PrivateAtom, Rule, ToolSpec, _yaml
+from tpguard import Authorization, PolicyError, PolicyKB, PrivateAtom, Rule, ToolSpec
+from tpguard.policy import _yaml
 
 SECRET = "Maria-Gonzalez-SECRET"
 

@@ -19,7 +19,7 @@ ALLOWED_HERE = ("RX-88213", "ready for pickup")
 filler = st.text(alphabet=" \n\t.,;:-()abcxyzMG0123456789", max_size=24)
 atom = st.sampled_from(FORBIDDEN_HERE + ALLOWED_HERE)
 # Pieces are joined on a separator: an atom glued to a letter or digit ("0Maria") is a different
-# token, which the detector deliberately does not match (token boundaries, tpguard.detection).
+# token, which the detector deliberately does not match (token boundaries, tpguard.detect.detector).
 sep = st.sampled_from([" ", "\n", ", ", "\t", "; ", " (", ": "])
 free_text = st.lists(st.tuples(st.one_of(filler, atom), sep), min_size=1, max_size=8).map(
     lambda parts: "".join(p + s for p, s in parts))

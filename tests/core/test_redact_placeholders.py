@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpguard import Guard, PolicyKB, PrivateAtom, ToolSpec
-from tpguard.detection import Finding
+from tpguard.detect.detector import Finding
 from tpguard.redaction import widened
 
 _ATOMS = [

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from tpguard import AcquisitionScope, Guard, PolicyKB, PrivateAtom, ScopeBinding, ToolSpec
-from tpguard._result import PARA_WITHHELD, UNAPPLIED
+from tpguard.stages.results import PARA_WITHHELD, UNAPPLIED
 from tpguard.testing import SpanCapture
 
 ANN = {"id": "r1", "patient": "P-1", "name": "Ann Lee", "visit": "2024-03-02"}

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tpguard import AcquisitionScope, Guard, PolicyKB, PrivateAtom, ScopeBinding, ToolSpec
-from tpguard._result import PARA_WITHHELD, PART_WITHHELD
+from tpguard.stages.results import PARA_WITHHELD, PART_WITHHELD
 
 RECORDS = [
     {"id": "r1", "patient": "P-1", "name": "Ann Lee", "phone": "415-555-0101",

@@ -15,9 +15,9 @@ import re
 import time
 
 from tpguard import Detector, Guard, PolicyKB, PrivateAtom, ToolSpec
-from tpguard._exit import read_as_shown
 from tpguard.adapters._rewrite import changed_leaves, placed_arguments
-from tpguard.exposure import _ADDRESS
+from tpguard.policy.exposure import _ADDRESS
+from tpguard.stages.exits import read_as_shown
 from tpguard.testing import SpanCapture
 
 EMAIL = PrivateAtom(id="email", type="email", value="ann.lee@example.org")

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpguard import PrivateAtom
-from tpguard._digits import SkeletonIndex
-from tpguard._normalize import normalize
-from tpguard.detection import Detector
+from tpguard.detect._digits import SkeletonIndex
+from tpguard.detect._normalize import normalize
+from tpguard.detect.detector import Detector
 
 _ATOMS = [
     PrivateAtom(id="phone", type="phone", value="415-555-0199", aliases=["her work line", "415.555.0199"],

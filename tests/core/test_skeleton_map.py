@@ -1,4 +1,4 @@
-"""The skeleton offset map (``tpguard._digits``): every skeleton character maps back to the same
+"""The skeleton offset map (``tpguard.detect._digits``): every skeleton character maps back to the same
 character of the normalized text, for ASCII and non-ASCII texts alike (the map is built by a
 keep-mask, not by the separator regex, so the two must agree exactly); the cursor that locates a
 scan's hits without the map agrees with it for any order of look-ups."""
@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpguard import PrivateAtom, ToolSpec
-from tpguard._digits import _LOCATE_STEPS, _Locator, _skeleton, _skeleton_map
-from tpguard._normalize import normalize
+from tpguard.detect._digits import _LOCATE_STEPS, _Locator, _skeleton, _skeleton_map
+from tpguard.detect._normalize import normalize
 
 _ALPHABET = st.sampled_from(list("0123456789 abRX-_./:,()[]+#'\u2013\u2011\u00a0\u200b\té\x00\ud800"))
 

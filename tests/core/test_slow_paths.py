@@ -13,19 +13,11 @@ from typing import Any
 
 import pytest
 
-from tpguard import (
-    Detector,
-    Guard,
-    PolicyKB,
-    PrivateAtom,
-    ToolSpec,
-    _bulk,
-    _fuzzy_index,
-    _normalize,
-    _session,
-    exposure,
-)
-from tpguard._normalize import normalize
+from tpguard import Detector, Guard, PolicyKB, PrivateAtom, ToolSpec
+from tpguard.detect import _bulk, _fuzzy_index, _normalize
+from tpguard.detect._normalize import normalize
+from tpguard.policy import exposure
+from tpguard.stages import session as _session
 
 NAME = PrivateAtom(id="name", type="person_name", value="Maria Gonzalez")
 PLAN = PrivateAtom(id="plan", type="insurance", value="Blue Shield PPO")
@@ -116,7 +108,7 @@ def test_one_verdict_per_atom_at_every_stage(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_verdicts_from_columns_equal_the_generic_rebuild() -> None:
-    from tpguard.detection import new_finding
+    from tpguard.detect.detector import new_finding
 
     found = Detector(ATOMS).scan_text("4417 " * N)
     assert isinstance(found, _bulk.Columns) and found.columns is not None

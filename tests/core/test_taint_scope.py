@@ -9,7 +9,7 @@ from collections.abc import Iterable
 import pytest
 
 from tpguard import AcquisitionScope, Guard, PolicyKB, PrivateAtom, ScopeBinding, ToolSpec
-from tpguard.detection import Detector
+from tpguard.detect.detector import Detector
 
 SCOPE = AcquisitionScope(binding=ScopeBinding(atom_keys={"phone": "phone"}))
 TOOLS = (ToolSpec(name="query", sink="record", scope=SCOPE),

@@ -12,8 +12,8 @@ from pydantic import BaseModel, ConfigDict
 from typer.testing import CliRunner
 
 from tpguard import Guard, PolicyKB, PrivateAtom
-from tpguard._walk import iter_leaves, replace_at, walk
 from tpguard.cli import app
+from tpguard.detect._walk import iter_leaves, replace_at, walk
 from tpguard.testing import SpanCapture
 
 NAME, PHONE = "Maria Gonzalez", "415-555-0199"

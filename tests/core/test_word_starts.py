@@ -1,4 +1,4 @@
-"""The fuzzy pass's word offsets (``tpguard._fuzzy_index``): each word of a normalized text starts
+"""The fuzzy pass's word offsets (``tpguard.detect._fuzzy_index``): each word of a normalized text starts
 at the offset computed from the split's piece lengths, for any text (the offsets replace a regex
 over the words, and the words come from ``str.split()``, so the three must agree exactly)."""
 
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpguard import PrivateAtom
-from tpguard._fuzzy_index import _first_starts, _spaced, _split, _word_starts
-from tpguard._normalize import normalize
+from tpguard.detect._fuzzy_index import _first_starts, _spaced, _split, _word_starts
+from tpguard.detect._normalize import normalize
 
 Redact = Callable[[PrivateAtom, str], str]
 

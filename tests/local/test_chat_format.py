@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tpguard.local._chat import (
+from tpguard.benchmark.local._chat import (
     call_schema,
     offered_tools,
     parse_calls,
@@ -226,7 +226,7 @@ class TestCallSchema:
 
 
 def test_the_call_grammar_is_wrapped_in_the_templates_tags() -> None:
-    from tpguard.local.backend import tool_call_grammar
+    from tpguard.benchmark.local.backend import tool_call_grammar
 
     gbnf = 'root ::= "{" space "}"\nspace ::= " "?\n'
     tagged = tool_call_grammar(gbnf, tagged=True)
@@ -236,7 +236,7 @@ def test_the_call_grammar_is_wrapped_in_the_templates_tags() -> None:
 
 
 def test_grammar_strings_hold_no_raw_control_characters() -> None:
-    from tpguard.local.backend import tool_call_grammar
+    from tpguard.benchmark.local.backend import tool_call_grammar
 
     # the char rule as llama-cpp-python 0.3.x writes it: any character but a quote or backslash
     loose = ('root ::= string\nchar ::= [^"\\\\] | "\\\\" (["\\\\/bfnrt])\n'
@@ -246,7 +246,7 @@ def test_grammar_strings_hold_no_raw_control_characters() -> None:
 
 
 def test_the_grammar_asks_for_the_name_first_and_arguments_in_the_tools_order() -> None:
-    from tpguard.local.backend import _property_order
+    from tpguard.benchmark.local.backend import _property_order
 
     schema = call_schema(OFFERED)
     # alphabetical order made the real model write arguments before choosing the tool

@@ -1,7 +1,7 @@
 """``LocalModelServer`` end to end with the real clients: LangChain's ``ChatOpenAI`` in a real
 ``create_agent`` loop, smolagents' ``OpenAIServerModel`` in a real ``ToolCallingAgent`` loop, the
 ``openai`` SDK (streaming too) — tool call → tool result → final answer. The backend replays
-recorded Qwen outputs through the GGUF's own template (:mod:`tpguard.testing.local`)."""
+recorded Qwen outputs through the GGUF's own template (:mod:`tpguard.benchmark.local.scripted`)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from langchain_openai import ChatOpenAI
 from smolagents import OpenAIServerModel, Tool, ToolCallingAgent
 from smolagents.monitoring import LogLevel
 
-from tpguard.local import ChatService, LocalModelServer, RequestError
-from tpguard.testing.local import ScriptedBackend
+from tpguard.benchmark.local import ChatService, LocalModelServer, RequestError
+from tpguard.benchmark.local.scripted import ScriptedBackend
 
 QWEN = (Path(__file__).parent / "data" / "qwen2.5-coder-1.5b.jinja").read_text()
 SECRET = "Maria Gonzalez, MRN 88213"

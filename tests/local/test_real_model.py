@@ -17,7 +17,7 @@ import pytest
 from smolagents import OpenAIServerModel, Tool, ToolCallingAgent
 from smolagents.monitoring import LogLevel
 
-from tpguard.local import LlamaBackend, LocalModelServer, ModelError, resolve
+from tpguard.benchmark.local import LlamaBackend, LocalModelServer, ModelError, resolve
 
 pytestmark = pytest.mark.skipif(find_spec("llama_cpp") is None,
                                 reason="llama-cpp-python ([local] extra) is not installed")

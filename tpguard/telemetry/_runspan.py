@@ -39,10 +39,9 @@ def agent_run_span(
     ``openinference.span.kind=AGENT`` / ``agent.name``, and ``tpguard.run.id`` / ``tpguard.case.id``
     when given (the case id is also the OpenInference ``session.id``, grouping a case's traces).
     """
-    from .. import __version__
 
     provider = tracer_provider or trace.get_tracer_provider()
-    tracer = provider.get_tracer("tpguard", __version__)
+    tracer = provider.get_tracer("tpguard", A.TPGUARD_VERSION)
     attrs: dict[str, AttributeValue] = {
         A.GEN_AI_OPERATION_NAME: A.GEN_AI_OPERATION_INVOKE_AGENT,
         A.GEN_AI_AGENT_NAME: name,

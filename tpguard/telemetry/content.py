@@ -28,9 +28,9 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal
 
-from .._leaves import CallView, LeafTable
-from .._walk import walk
-from ..detection import Finding
+from ..detect._leaves import CallView, LeafTable
+from ..detect._walk import walk
+from ..detect.detector import Finding
 from ..redaction import HashOperator, Operator, TypeTagOperator, rewrite_text
 from . import _env
 

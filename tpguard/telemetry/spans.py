@@ -35,14 +35,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer
 
-from .._session import DEFAULT_SESSION_ID
 from . import _attributes as A
+from ._attributes import DEFAULT_SESSION_ID
 
 if TYPE_CHECKING:
-    from .._leaves import CallView
-    from ..detection import Finding
+    from ..detect._leaves import CallView
+    from ..detect.detector import Finding
     from ..guard import Decision
-    from ..policy import ToolSpec
+    from ..policy.kb import ToolSpec
     from .content import ContentPolicy
 
 __all__ = ["DEFAULT_FINDING_EVENTS", "FINDING_EVENTS", "FindingEvents", "record_decision",

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from tpguard._http import ApiError, error_body, sse
+from tpguard.testing._http import ApiError, error_body, sse
 
 from ._openai_script import ScriptedTurn
 

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import Any
 
-from tpguard._http import LoopbackHTTPServer, Reply
+from tpguard.testing._http import LoopbackHTTPServer, Reply
 
 from ._openai_script import (
     Script,

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from tpguard import Detector, PrivateAtom
-from tpguard.detection import is_detectable
+from tpguard.detect.detector import is_detectable
 
 __all__ = [
     "SEVERITY",

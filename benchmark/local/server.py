@@ -10,7 +10,7 @@ Why tpguard serves the model itself: the stock servers fail with these clients
 content-part lists (HTTP 500) and drops ``role: "tool"`` messages in its function-calling format;
 ``llama-server --jinja`` returns no ``tool_calls`` for this model's fenced-JSON replies. The call
 format is handled in :mod:`._chat`; the runtime is :mod:`.backend`. The HTTP layer is the standard
-library's ``ThreadingHTTPServer`` (:mod:`tpguard._http`, shared with the scripted test server): one model
+library's ``ThreadingHTTPServer`` (:mod:`tpguard.testing._http`, shared with the scripted test server): one model
 generates one reply at a time (the backend's lock), so an ASGI stack would add dependencies and
 nothing else.
 
@@ -29,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .._http import ApiError, LoopbackHTTPServer, Reply, Route
+from ...testing._http import ApiError, LoopbackHTTPServer, Reply, Route
 from ._chat import ParsedReply, call_schema, offered_tools, parse_calls, render_prompt
 from .backend import Backend, ContextOverflow
 
@@ -149,7 +149,7 @@ def stream_chunks(response: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def _route(service: ChatService) -> Route:
-    """The endpoint's routes over ``service`` (see :mod:`tpguard._http` for the HTTP side)."""
+    """The endpoint's routes over ``service`` (see :mod:`tpguard.testing._http` for the HTTP side)."""
     models = {"object": "list", "data": [{"id": service.backend.name, "object": "model",
                                           "owned_by": "local"}]}
 

@@ -19,7 +19,7 @@ all its pairs but one present (pairs shared by more than
 Every occurrence is verified, so a text with the exact value and a typo'd one yields both, except
 where the value itself occurs (the caller's ``covered``: nothing found there would be kept). Per-word
 edit look-ups are memoized per index (prose repeats its words), and at a large index the pairs pass
-a gate in C first (:mod:`tpguard._fuzzy_gate`), so the cost per text word is a few dictionary
+a gate in C first (:mod:`tpguard.detect._fuzzy_gate`), so the cost per text word is a few dictionary
 look-ups. Not yet flat in atoms on text made of the atoms' own words: on a 1 MB customer export whose
 names, streets and domains are the policy's, ``check_result`` costs ~3.3x at 100k atoms what it
 costs at 10, and ~2.4x with 99,990 atoms that share the export's words but never occur in it
@@ -107,7 +107,7 @@ _MEMO_SIZE = 65536
 _MAX_POSTING = 32
 _MIN_EDIT_WORD = 3
 #: texts with at least this many vocabulary words pass their pairs through the gate
-#: (:mod:`tpguard._fuzzy_gate`); fewer are looked up one by one (the same pairs, found cheaper)
+#: (:mod:`tpguard.detect._fuzzy_gate`); fewer are looked up one by one (the same pairs, found cheaper)
 _GATE_FROM = 32
 #: ... and only for an index of at least this many words: on a 1 MB export the gate costs 1.6x the
 #: direct look-ups at 17 words, 1.07x at 1k, 0.84x at 5.5k (measured with a script outside the repo)
@@ -302,7 +302,7 @@ class FuzzyIndex:
         """Adjacent text words, one of them a vocabulary word (``at``: their indices), the other
         as written or within one edit: each indexed pair places an occurrence (atom, first text
         word). Pairs without a vocabulary word are never looked at; the others pass
-        :class:`~tpguard._fuzzy_gate.PairGate` first (O(those pairs) in C), and only a pair that
+        :class:`~tpguard.detect._fuzzy_gate.PairGate` first (O(those pairs) in C), and only a pair that
         finds a posting costs a look-up in Python — a name word beside the next word of the prose,
         or a first and a last name no atom has together, cost none. A text with only a few
         vocabulary words (a note), or an index with a small vocabulary (whose pairs the memo of

@@ -24,7 +24,7 @@ Any dimension left ``None`` is unconstrained. Scopes are declared per tool in th
         agent.invoke(...)
 
 Where the scope applies — the request (``Guard.check``) and the result (``Guard.check_result``) —
-is described in :mod:`tpguard._narrow` and :mod:`tpguard._result`.
+is described in :mod:`tpguard.stages._narrow` and :mod:`tpguard.stages.results`.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class ScopeBinding(_Model):
     until_arg: str | None = None
     # -- results --
     #: key of the object that holds the record list — kept for existing policies: records are
-    #: found at any depth whatever it says (:mod:`tpguard._records`)
+    #: found at any depth whatever it says (:mod:`tpguard.stages._records`)
     records_key: str | None = None
     record_id_key: str | None = "id"
     subject_key: str | None = None
@@ -83,7 +83,7 @@ class ScopeBinding(_Model):
     #: section or page header; its group ``part`` (else group 1) names the part
     part_pattern: str | None = None
     #: a text result that holds records — JSON (fenced, after a BOM or a prefix line, NDJSON, as
-    #: bytes), a CSV export or a markdown table — is read as records (:mod:`tpguard._structured`)
+    #: bytes), a CSV export or a markdown table — is read as records (:mod:`tpguard.stages._structured`)
     parse_json: bool = True
     #: ``"records"``: the tool returns records, so a result without any (free text, an image)
     #: cannot be held to the scope's subjects, window or fields — it is withheld in enforce/redact

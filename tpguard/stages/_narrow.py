@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .scope import AcquisitionScope, ScopeFinding, is_wildcard, parse_day
+from ..policy.scope import AcquisitionScope, ScopeFinding, is_wildcard, parse_day
 
 __all__ = ["Narrowing", "narrow"]
 

@@ -26,8 +26,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+# a value the policy names must be one the detector can find: the detector's own rule, so the two
+# cannot drift (detect sits below the policy and imports none of it)
+from ..detect.detector import is_detectable
+
 if TYPE_CHECKING:
-    from .policy import Authorization, PolicyKB, Rule
+    from .kb import Authorization, PolicyKB, Rule
 
 __all__ = ["MAX_PROBLEMS", "policy_problems"]
 
@@ -37,13 +41,6 @@ MAX_PROBLEMS = 50
 Loc = tuple[str | int, ...]
 _NUMERIC = re.compile(r"[\d\s\-./:()+,$€£¥%*#]+")
 _FORMS = (("aliases", "alias"), ("variants", "variant"), ("masked", "masked form"))
-
-
-def _detectable(value: str) -> bool:
-    """A value the detector can find (the detector's own rule, so the two cannot drift)."""
-    from .detection import is_detectable  # detection imports policy: import at call time
-
-    return is_detectable(value)
 
 
 def policy_problems(kb: PolicyKB) -> list[tuple[Loc, str]]:
@@ -76,11 +73,11 @@ def _unique_ids(kb: PolicyKB) -> list[tuple[Loc, str]]:
 def _undetectable(kb: PolicyKB) -> list[tuple[Loc, str]]:
     out: list[tuple[Loc, str]] = []
     for i, atom in enumerate(kb.atoms):
-        if not _detectable(atom.value):
+        if not is_detectable(atom.value):
             out.append((("atoms", i, "value"), _too_short(atom.id, "value")))
         for field, label in _FORMS:
             for k, text in enumerate(getattr(atom, field)):
-                if not _detectable(text):
+                if not is_detectable(text):
                     out.append((("atoms", i, field, k), _too_short(atom.id, label)))
     return out
 

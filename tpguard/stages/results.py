@@ -2,12 +2,12 @@
 
 :func:`inspect_result` reads a result once: a text (or UTF-8 bytes) that holds records — JSON after
 a BOM, a prefix line or in a fence, NDJSON, CSV, a markdown table — is read as those records
-(:mod:`tpguard._structured`), then walked into a leaf table (:mod:`tpguard._walk`, with the guard's
-:class:`~tpguard._limits.Limits`). By the tool's :class:`~tpguard.scope.ScopeBinding` it finds:
+(:mod:`tpguard.stages._structured`), then walked into a leaf table (:mod:`tpguard.detect._walk`, with the guard's
+:class:`~tpguard.detect._limits.Limits`). By the tool's :class:`~tpguard.scope.ScopeBinding` it finds:
 
 * **whole-result** items — the request named a source, subject or part outside the scope;
 * **records** — found at any depth, their keys matched like fields, decided by
-  :mod:`tpguard._records` (a record of another subject, source or part, outside the window, without
+  :mod:`tpguard.stages._records` (a record of another subject, source or part, outside the window, without
   the subject or date the scope needs, or — in a set — carrying a confidentiality marker is out;
   fields outside the scope's fields are out);
 * **text** (outside a record set) — parts started by ``part_pattern`` whose name is not in
@@ -35,15 +35,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._bulk import with_verdicts
-from ._leaves import LEAF, NODE, Leaf, LeafTable
-from ._limits import Limits, Problem
+from ..detect._bulk import with_verdicts
+from ..detect._leaves import LEAF, NODE, Leaf, LeafTable
+from ..detect._limits import Limits, Problem
+from ..detect._walk import walk
+from ..detect.detector import Finding, new_finding
+from ..policy.scope import AcquisitionScope, ScopeFinding, fold_key
+from ..redaction import Operator, rewrite_text
 from ._records import Marker, read_records
 from ._structured import Structured, read_structured
-from ._walk import walk
-from .detection import Finding, new_finding
-from .redaction import Operator, rewrite_text
-from .scope import AcquisitionScope, ScopeFinding, fold_key
 
 __all__ = ["UNAPPLIED", "ResultView", "inspect_result"]
 

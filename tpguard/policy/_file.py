@@ -1,6 +1,6 @@
 """Reading policy files, with errors a person can act on (file, path inside it, what was expected).
 
-YAML is read by :mod:`tpguard._yaml` (no anchors, aliases, duplicate or merge keys; bounded depth;
+YAML is read by :mod:`tpguard.policy._yaml` (no anchors, aliases, duplicate or merge keys; bounded depth;
 libyaml when present). On top of the canonical shape a file must also write every atom value,
 alias, variant and masked form as a *string*: an unquoted ``0042`` is the number 34 to YAML, ``12:30``
 is 750, ``yes`` is true, and none of them would ever be detected as the text the author meant.
@@ -18,11 +18,11 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from ..errors import PolicyError
 from . import _yaml
-from .errors import PolicyError
 
 if TYPE_CHECKING:
-    from .policy import PolicyKB
+    from .kb import PolicyKB
 
 __all__ = ["depth_exceeds", "format_loc", "load_policy_file", "validate_policy_data"]
 

@@ -28,7 +28,7 @@ from pydantic import (
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-from ._policy_rules import policy_problems as _policy_problems
+from ._rules import policy_problems as _policy_problems
 from .exposure import Disclosure, ExitBinding, Recipient  # exposure stage (issue 11)
 from .scope import AcquisitionScope  # acquisition stage (issue 10): ToolSpec.scope
 
@@ -273,13 +273,13 @@ class PolicyKB(_Model):
     @classmethod
     def from_file(cls, path: str | Path) -> PolicyKB:
         """Load a YAML or JSON policy file; errors name the file, the path inside and what was expected."""
-        from ._policy_file import load_policy_file
+        from ._file import load_policy_file
 
         return load_policy_file(cls, Path(path))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str = "<dict>") -> PolicyKB:
-        from ._policy_file import validate_policy_data
+        from ._file import validate_policy_data
 
         return validate_policy_data(cls, data, source)
 

@@ -1,6 +1,6 @@
 """The leaf table of one tool call, and everything read from it (issue 9, item 1; STYLE §11).
 
-:func:`tpguard._walk.walk` visits a call's arguments once and fills a :class:`LeafTable`: every text
+:func:`tpguard.detect._walk.walk` visits a call's arguments once and fills a :class:`LeafTable`: every text
 the call carries — values *and* dict keys — is one :class:`Leaf` (raw path, last key, text,
 free-text flag), every container one :class:`Node`. Detection reads the leaves; redaction
 (:meth:`LeafTable.rebuild`), span rendering (:meth:`LeafTable.jsonable`) and the placeholder paths of

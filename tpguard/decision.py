@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from opentelemetry.trace import Span
 
-from .detection import Finding
+from .detect.detector import Finding
 from .errors import GuardViolation
-from .exposure import Recipient
-from .policy import ToolSpec
-from .scope import ScopeFinding
+from .policy.exposure import Recipient
+from .policy.kb import ToolSpec
+from .policy.scope import ScopeFinding
 from .telemetry.spans import record_result
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 Layered, not recompiled (issue 9, item 2): the policy's atoms are compiled once per ``Guard`` into a
 :class:`BaseLayer`. A :class:`Session` holds only its *own* atoms (those it was entered with and those
-``register()``-ed into it) and small overlay :class:`~tpguard.detection.Detector` s for them, built
+``register()``-ed into it) and small overlay :class:`~tpguard.detect.detector.Detector` s for them, built
 lazily on the first scan after a change — entering a session costs O(1), ``register`` O(1), and
 memory per session is O(its atoms). The overlay is *incremental* (issue 28, item 4): atoms
 registered since the last scan compile into a new level, and a level is merged with the one below
@@ -40,20 +40,19 @@ from contextvars import ContextVar
 from operator import is_
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._normalize import normalize
-from .detection import MEMO_LEN, Detector, Finding
-from .exposure import Exposure
-from .policy import PolicyKB, PrivateAtom
-from .redaction import PlaceholderOperator
+from ..detect._normalize import normalize
+from ..detect.detector import MEMO_LEN, Detector, Finding
+from ..policy.exposure import Exposure
+from ..policy.kb import PolicyKB, PrivateAtom
+from ..redaction import PlaceholderOperator
+from ..telemetry._attributes import DEFAULT_SESSION_ID
 
 if TYPE_CHECKING:
-    from .policy import Access, ToolSpec
-    from .scope import AcquisitionScope
+    from ..policy.kb import Access, ToolSpec
+    from ..policy.scope import AcquisitionScope
 
 __all__ = ["DEFAULT_SESSION_ID", "MERGE_RATIO", "BaseLayer", "Provenance", "Session", "current_session"]
 
-#: the id of a guard's default session, the one a call outside any ``guard.session()`` runs in
-DEFAULT_SESSION_ID = "default"
 #: an overlay level is merged into the new one while it holds at most this many times its atoms
 MERGE_RATIO = 4
 

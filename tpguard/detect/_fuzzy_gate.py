@@ -1,6 +1,6 @@
 """Which adjacent text-word pairs can place a fuzzy candidate, decided in C for a whole text.
 
-:class:`~tpguard._fuzzy_index.FuzzyIndex` looks a pair of adjacent text words up as written or with
+:class:`~tpguard.detect._fuzzy_index.FuzzyIndex` looks a pair of adjacent text words up as written or with
 a word within one edit (its ``_pair_postings``). At a large policy nearly every word of a customer
 export is a vocabulary word (its names, streets and domains are the atoms' own), so that look-up ran
 once per word pair of the text in Python, most of them finding nothing (issue 33: 71 % of a 1 MB

@@ -1,9 +1,9 @@
-"""``ScriptedBackend``: a :class:`tpguard.local.Backend` that replays recorded model outputs.
+"""``ScriptedBackend``: a :class:`tpguard.benchmark.local.Backend` that replays recorded model outputs.
 
 ::
 
-    from tpguard.local import LocalModelServer
-    from tpguard.testing.local import ScriptedBackend
+    from tpguard.benchmark.local import LocalModelServer
+    from tpguard.benchmark.local.scripted import ScriptedBackend
 
     backend = ScriptedBackend(QWEN_TEMPLATE, [
         '<tool_call>\\n{"name": "lookup", "arguments": {"order_id": "A-1"}}\\n</tool_call>',
@@ -27,7 +27,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tpguard.local.backend import Generation
+from tpguard.benchmark.local.backend import Generation
 
 __all__ = ["ScriptedBackend"]
 

@@ -30,7 +30,7 @@ automaton over the skeleton holds two kinds of keys:
   ``RX882134`` do not.
 
 Cost: one ``translate`` and one automaton pass over the text (shared by every detector that scans
-the same :class:`~tpguard._normalize.Normalized`), then O(length of the hit) per hit; a hit's
+the same :class:`~tpguard.detect._normalize.Normalized`), then O(length of the hit) per hit; a hit's
 text offsets come from a cursor that moves through the text once (:class:`_Locator`), not from a
 per-character map.
 """

@@ -31,8 +31,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._leaves import CONST, LEAF, NODE, LeafTable, Node
-from .scope import AcquisitionScope, ScopeFinding, fold_key, key_tiers, parse_day
+from ..detect._leaves import CONST, LEAF, NODE, LeafTable, Node
+from ..policy.scope import AcquisitionScope, ScopeFinding, fold_key, key_tiers, parse_day
 
 __all__ = ["DICTS", "Marker", "Records", "read_records"]
 

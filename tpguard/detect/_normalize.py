@@ -3,7 +3,7 @@
 Normalized form, in order: percent-escapes (``%20``, ``%C3%A9``) and HTML character references
 (``&#32;``, ``&lt;``, ``&nbsp;``) decoded once; Unicode NFKC; case-folded; zero-width, soft-hyphen
 and bidi marks removed; every run of whitespace collapsed to one space; look-alike letters of other
-scripts and non-ASCII decimal digits folded to ASCII (:mod:`tpguard._confusables`). Findings are
+scripts and non-ASCII decimal digits folded to ASCII (:mod:`tpguard.detect._confusables`). Findings are
 reported at offsets of the *original* text, so redaction rewrites exactly what the agent wrote.
 
 Cost: O(n) for every input. ASCII text without escapes stays in C (``str.lower``, ``split``, ``join``).

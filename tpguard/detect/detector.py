@@ -5,25 +5,25 @@ Methods, cheapest first:
 * ``exact`` / ``alias`` / ``semantic`` / ``masked`` — the atom's value, aliases, semantic variants and
   masked forms, found by one Aho–Corasick pass over the normalized text (so the cost of a scan
   barely depends on how many atoms are registered);
-* ``normalized`` — the same keys matched only after normalization (:mod:`tpguard._normalize`:
+* ``normalized`` — the same keys matched only after normalization (:mod:`tpguard.detect._normalize`:
   percent-escapes and HTML entities decoded, NFKC, case-fold, invisible marks removed, whitespace
   collapsed, look-alike letters folded); a person-like name with its order swapped
   (``Gonzalez, Maria``); a multi-word key with its words run together (``MariaGonzalez``,
   ``BlueShield PPO``, ``hepatitisB``: :func:`_joined`, more keys of the same automaton); numbers and identifiers compared on their skeleton under the grouping
-  rule of :mod:`tpguard._digits` (``+1 (415) 555-0199`` and ``+14155550199`` match
+  rule of :mod:`tpguard.detect._digits` (``+1 (415) 555-0199`` and ``+14155550199`` match
   ``415-555-0199``, ``RX88213`` matches ``RX-88213``, but ``14417`` and ``$44.17`` never match
   ``4417``);
-* ``fuzzy`` — rapidfuzz on candidates from a word-pair index (:mod:`tpguard._fuzzy_index`) for
+* ``fuzzy`` — rapidfuzz on candidates from a word-pair index (:mod:`tpguard.detect._fuzzy_index`) for
   word-like values (names, conditions, addresses: decided by the value's shape), every occurrence,
   and only when the digits of the matched text equal the atom's (``type 1 diabetes`` is not
   ``type 2 diabetes``);
-* ``pii`` — optional: unregistered PII found by Presidio (:mod:`tpguard.pii`).
+* ``pii`` — optional: unregistered PII found by Presidio (:mod:`tpguard.detect.presidio`).
 
 Matches must sit on token boundaries: a key never matches inside a longer word or number.
 Cost of ``scan_text``: O(n) in the text (one normalization, two automaton passes, a word pass),
 flat in the number of atoms; construction is O(total length of the atoms' keys, at most 8× for
 multi-word keys with their joined forms). Repeats cost no Python per occurrence where a text is made
-of them (issue 28: a text of many hits of a few keys is matched over columns, :mod:`tpguard._bulk`;
+of them (issue 28: a text of many hits of a few keys is matched over columns, :mod:`tpguard.detect._bulk`;
 fuzzy outcomes are memoized per distinct window).
 """
 
@@ -45,10 +45,10 @@ from ._fuzzy_index import FuzzyIndex, fuzzy_eligible
 from ._keys import KeyAutomaton
 from ._normalize import Normalized, normalize, normalize_key
 from ._walk import iter_leaves
-from .policy import PrivateAtom
 
 if TYPE_CHECKING:
-    from .pii import PiiDetector
+    from ..policy.kb import PrivateAtom  # the atoms' shape only: detect sits below the policy
+    from .presidio import PiiDetector
 
 __all__ = ["METHODS", "Detector", "Finding", "Method", "is_detectable", "iter_leaves"]
 
@@ -179,7 +179,7 @@ def _shared(pool: dict[tuple[Any, ...], tuple[Any, ...]], value: tuple[Any, ...]
     return pool.setdefault(value, value)
 
 
-# A key's automaton value is an int (:class:`~tpguard._keys.KeyAutomaton`: 4 bytes a key in an
+# A key's automaton value is an int (:class:`~tpguard.detect._keys.KeyAutomaton`: 4 bytes a key in an
 # ``array('i')``, no Python object per key). Issue 33: at 100k atoms the 243k keys' value tuples,
 # entry tuples and atom ints were ~48 MB of the guard's ~300 MB.
 # A key of one entry (almost all: each atom's value, aliases, swapped and joined forms) packs what

@@ -3,7 +3,7 @@
 A backend knows its chat template and turns one prompt into one completion, optionally
 constrained to the JSON schema of a tool call. :class:`LlamaBackend` runs a GGUF file through
 ``llama-cpp-python`` (extra ``[local]``); tests and users can pass any object with the same shape
-(``tpguard.testing.local.ScriptedBackend`` replays recorded model outputs).
+(``tpguard.benchmark.local.scripted.ScriptedBackend`` replays recorded model outputs).
 
 On a shared CPU, OpenMP's default spin-wait starves generation (0.8 instead of ~10 tokens/s on
 2 cores, ``../shared/notes/local-models.md``): ``OMP_WAIT_POLICY=PASSIVE`` is set before llama.cpp

@@ -1,14 +1,14 @@
-"""One walk over a tool call's arguments into a :class:`~tpguard._leaves.LeafTable` (issue 9, 1 & 5).
+"""One walk over a tool call's arguments into a :class:`~tpguard.detect._leaves.LeafTable` (issue 9, 1 & 5).
 
 Read: dicts and other mappings (keys *and* values), lists, tuples, pydantic models (declared and
 extra fields), dataclasses, strings, numbers, enums, dates, decimals, UUIDs, paths, and
 ``bytes``/``bytearray``/``memoryview`` (decoded as UTF-8, invalid bytes replaced). Refused — recorded
-as a :class:`~tpguard._limits.Problem`, never silently skipped: sets, deques, iterators and
+as a :class:`~tpguard.detect._limits.Problem`, never silently skipped: sets, deques, iterators and
 generators (reading them would consume or reorder the caller's object), and any other object.
 Nothing is read through ``str()`` of an unknown object, so a raising ``__str__`` cannot hurt.
 
 The walk is iterative (an explicit stack: 10,000-deep nesting cannot raise ``RecursionError``),
-detects cycles on the current path, and stops at the :class:`~tpguard._limits.Limits`. Cost: O(values
+detects cycles on the current path, and stops at the :class:`~tpguard.detect._limits.Limits`. Cost: O(values
 visited + characters of the texts), bounded by ``max_leaves`` and ``max_total``.
 """
 

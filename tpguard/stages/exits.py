@@ -1,7 +1,7 @@
 """One payload at one exit, read against ``Auth(r, e)`` (ASLEval, seed ``002_*`` §3.1–3.2).
 
-:func:`inspect_exit` walks the payload once into a leaf table (:mod:`tpguard._walk`, with the guard's
-:class:`~tpguard._limits.Limits`; every text is a free-text slot, dict keys included: an exit has no
+:func:`inspect_exit` walks the payload once into a leaf table (:mod:`tpguard.detect._walk`, with the guard's
+:class:`~tpguard.detect._limits.Limits`; every text is a free-text slot, dict keys included: an exit has no
 structure the recipient does not also read), scans each text with the session's scanner, and marks
 each finding authorized when *every* recipient may receive it
 (:meth:`~tpguard.exposure.Exposure.auth`; unregistered PII is forbidden only by a type rule). With
@@ -19,15 +19,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._bulk import with_verdicts
-from ._leaves import LeafTable, RebuildError
-from ._limits import Limits, Problem
-from ._markup import visible
-from ._result import _ALL
-from ._walk import walk
-from .detection import Finding, new_finding
-from .exposure import UNDECLARED, Exposure, Recipient
-from .redaction import PlaceholderOperator, rewrite_text, widened
+from ..detect._bulk import with_verdicts
+from ..detect._leaves import LeafTable, RebuildError
+from ..detect._limits import Limits, Problem
+from ..detect._markup import visible
+from ..detect._walk import walk
+from ..detect.detector import Finding, new_finding
+from ..policy.exposure import UNDECLARED, Exposure, Recipient
+from ..redaction import PlaceholderOperator, rewrite_text, widened
+from .results import _ALL
 
 __all__ = ["ExitView", "denied", "inspect_exit", "read_as_shown", "recipient_label"]
 
@@ -106,7 +106,7 @@ def inspect_exit(payload: Any, recipients: Sequence[Recipient], exposure: Exposu
 
 def read_as_shown(scan: Scan) -> Scan:
     """``scan`` over a text as written and, when it holds markup, as a person reads it
-    (:func:`tpguard._markup.visible`); a finding of the rendering is mapped back to the written
+    (:func:`tpguard.detect._markup.visible`); a finding of the rendering is mapped back to the written
     text and kept unless the written text already has it (same atom, overlapping span)."""
 
     def both(text: str, path: str, free: bool) -> list[Finding]:

@@ -1,7 +1,7 @@
 """The detector's many-hit paths, in C: a text that repeats a few keys thousands of times.
 
 A text of nothing but one atom (``"4417 "`` a megabyte long: a finding every five characters) is
-written to make the per-hit Python of :meth:`tpguard.detection.Detector._match_keys` and
+written to make the per-hit Python of :meth:`tpguard.detect.detector.Detector._match_keys` and
 ``_resolve`` the whole cost of a scan. When a text has at least :data:`BULK` key hits from at most
 :data:`MAX_KEYS` distinct keys, the hits of each key are checked and turned into matches with
 ``map``/``compress``/``zip`` over columns — no Python code per hit — and the findings of a sorted

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 from opentelemetry.trace import Span
 
-from .detection import Finding
-from .telemetry import _attributes as A
+from ..detect.detector import Finding
+from ..telemetry import _attributes as A
 
 if TYPE_CHECKING:
-    from ._session import Session
+    from .session import Session
 
 __all__ = ["Change", "PlaceholderCall", "Refusals", "continue_message", "record_escalation", "record_rewrite"]
 
@@ -139,7 +139,7 @@ def record_escalation(span: Span, requested: str, decided: str) -> None:
 class Refusals:
     """Which withheld atom types each tool was refused, per session. ``repeat`` is O(types).
 
-    Kept per :class:`~tpguard._session.Session` (weakly: a finished request's record goes with
+    Kept per :class:`~tpguard.stages.session.Session` (weakly: a finished request's record goes with
     it). Outside a ``guard.session()`` the guard's default session holds them, guard-wide —
     open a session per request when escalating."""
 

@@ -1,0 +1,17 @@
+"""Finding private atoms in text: the bottom layer of the guard.
+
+Normalization and look-alikes (``_normalize``, ``_confusables``), digit skeletons (``_digits``),
+the key automaton (``_keys``), the fuzzy index and its gate (``_fuzzy_index``, ``_fuzzy_gate``),
+the one walk over a call's arguments, a result or an exit payload and its leaf table (``_walk``,
+``_leaves``, bounded by :class:`Limits`), the visible text of markup (``_markup``), the
+:class:`Detector` (:mod:`.detector`) and the optional Presidio recognizer (:mod:`.presidio`).
+Nothing here knows a tool, a purpose or a mode: it imports no other tpguard layer (the atoms it
+indexes are typed from :mod:`tpguard.policy` for the type checker only).
+"""
+
+from __future__ import annotations
+
+from ._limits import Limits
+from .detector import Detector, Finding, is_detectable
+
+__all__ = ["Detector", "Finding", "Limits", "is_detectable"]
