@@ -16,10 +16,14 @@ from opentelemetry.semconv.attributes import service_attributes as _service
 
 #: the package's version, read from its installed metadata (one source: ``pyproject.toml``); a
 #: source tree put on ``sys.path`` without being installed has none
-try:
-    TPGUARD_VERSION: Final = _version("tpguard")
-except PackageNotFoundError:  # pragma: no cover - only a checkout that was never installed
-    TPGUARD_VERSION = "0+unknown"
+def _installed_version() -> str:
+    try:
+        return _version("tpguard")
+    except PackageNotFoundError:  # pragma: no cover - only a checkout that was never installed
+        return "0+unknown"
+
+
+TPGUARD_VERSION: Final = _installed_version()
 
 #: the id of a guard's default session, the one a call outside any ``guard.session()`` runs in;
 #: its spans carry no session id (here, below the stages, because spans and sessions both need it)
