@@ -14,9 +14,10 @@ from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as _g
 from opentelemetry.semconv.attributes import error_attributes as _error
 from opentelemetry.semconv.attributes import service_attributes as _service
 
-#: the package's version, read from its installed metadata (one source: ``pyproject.toml``); a
-#: source tree put on ``sys.path`` without being installed has none
+
 def _installed_version() -> str:
+    """The package's version, read from its installed metadata (one source: ``pyproject.toml``);
+    a source tree put on ``sys.path`` without being installed has none."""
     try:
         return _version("tpguard")
     except PackageNotFoundError:  # pragma: no cover - only a checkout that was never installed
