@@ -23,7 +23,7 @@ forbidden atom is rewritten again, and blocked if that does not clear it.
 Stages (STYLE §12): :meth:`Guard.check` decides a *request* and :meth:`Guard.check_result` what the
 tool *returned* (PrivacyPeek, seed ``001_*`` §3, §6); the exposure stage adds ``check_exit``. Each
 returns a :class:`Decision` whose ``stage`` says which, and whose ``arguments`` carry that stage's
-payload. For a tool with an :class:`~tpguard.scope.AcquisitionScope` (``ToolSpec.scope`` or
+payload. For a tool with an :class:`~tpguard.policy.scope.AcquisitionScope` (``ToolSpec.scope`` or
 ``guard.session(scopes=...)``), ``enforce`` and ``redact`` *narrow* the request to the scope
 (:mod:`tpguard.stages._narrow`; action ``redact``, the narrowed arguments, a value-free message) or refuse
 it; on the result ``audit`` records out-of-scope items, ``redact`` filters them out and ``enforce``
@@ -238,7 +238,7 @@ class Guard:
 
         The exposure stage binds per request too: ``recipients`` (this task's requester),
         ``disclosures`` (``Auth`` entries; checked before the policy's), ``exits`` and
-        ``internal_channels`` (replacing the policy's) — see :mod:`tpguard.exposure`.
+        ``internal_channels`` (replacing the policy's) — see :mod:`tpguard.policy.exposure`.
 
         O(1) to enter: the atoms compile into a small overlay on the session's first scan. The
         session also sees the atoms, scopes, recipients and disclosures of the session it is entered

@@ -1,6 +1,6 @@
 """A case's minimum scope ``E`` as tpguard :class:`~tpguard.AcquisitionScope` s, one per data tool
 of the acquisition suite's eight-tool universe (seed ``001_*`` §3; the mapping of
-:mod:`tpguard.scope`).
+:mod:`tpguard.policy.scope`).
 
 How each tool expresses ``E`` (argument → result shape of :mod:`..backends.acquisition`):
 

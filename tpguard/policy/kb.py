@@ -250,12 +250,12 @@ class PolicyKB(_Model):
     tools: tuple[ToolSpec, ...] = ()
     authorizations: tuple[Authorization, ...] = ()
     rules: tuple[Rule, ...] = ()
-    # -- exposure stage (issue 11; :mod:`tpguard.exposure`): who may receive what, and where --
+    # -- exposure stage (issue 11; :mod:`tpguard.policy.exposure`): who may receive what, and where --
     recipients: tuple[Recipient, ...] = ()
     disclosures: tuple[Disclosure, ...] = ()
-    #: the declared visible exits (None: :data:`tpguard.exposure.VISIBLE_EXITS`)
+    #: the declared visible exits (None: :data:`tpguard.policy.exposure.VISIBLE_EXITS`)
     exits: tuple[str, ...] | None = None
-    #: channels that are evidence only (None: :data:`tpguard.exposure.INTERNAL_CHANNELS`)
+    #: channels that are evidence only (None: :data:`tpguard.policy.exposure.INTERNAL_CHANNELS`)
     internal_channels: tuple[str, ...] | None = None
 
     @model_validator(mode="after")

@@ -2,7 +2,7 @@
 
 PrivacyPeek (seed ``001_*`` §3, §6): the same data-access tool takes a narrow or a broad request
 (``fields="*"``, a whole file, every subject's records, an open date range); controls must act before
-information enters the context. :func:`narrow` rewrites, by the tool's :class:`~tpguard.scope.ScopeBinding`:
+information enters the context. :func:`narrow` rewrites, by the tool's :class:`~tpguard.policy.scope.ScopeBinding`:
 
 * ``fields="*"`` (or fields beyond the purpose) → the scope's fields for the requested source;
 * no part / ``"all"`` → the scope's part (sheet, section, page) when it names exactly one;

@@ -9,10 +9,10 @@ record that holds records below it without carrying a dimension key is a *wrappe
 (``{"data": {"records": [...]}}``): its own texts are read as text. A record inside another record
 is *nested* and inherits the dimension values its enclosing records carry.
 
-**Keys.** A record key stands for a bound key when it folds to it (:func:`tpguard.scope.fold_key`:
+**Keys.** A record key stands for a bound key when it folds to it (:func:`tpguard.policy.scope.fold_key`:
 case, ``_``, ``-``, spaces and camelCase aside — ``Patient``, ``patient id``), else when it is the
 bound key with an identifying suffix (``patientId``, ``patient_id``, ``visit_date``; see
-:func:`tpguard.scope.key_tiers`). Every key of the chosen tier must be in scope.
+:func:`tpguard.policy.scope.key_tiers`). Every key of the chosen tier must be in scope.
 
 **Verdicts.** A record is out when a subject, source or part it carries lies outside the scope; when
 the scope names subjects and neither it nor an enclosing record carries a subject key; when a date

@@ -4,7 +4,7 @@
 :class:`~tpguard.detect._limits.Limits`; every text is a free-text slot, dict keys included: an exit has no
 structure the recipient does not also read), scans each text with the session's scanner, and marks
 each finding authorized when *every* recipient may receive it
-(:meth:`~tpguard.exposure.Exposure.auth`; unregistered PII is forbidden only by a type rule). With
+(:meth:`~tpguard.policy.exposure.Exposure.auth`; unregistered PII is forbidden only by a type rule). With
 ``build`` it also rewrites the unauthorized atoms to their session placeholders and re-scans the
 rewritten texts (bounded rounds; ``None`` when that does not converge, as at the request stage).
 

@@ -3,7 +3,7 @@
 :func:`inspect_result` reads a result once: a text (or UTF-8 bytes) that holds records — JSON after
 a BOM, a prefix line or in a fence, NDJSON, CSV, a markdown table — is read as those records
 (:mod:`tpguard.stages._structured`), then walked into a leaf table (:mod:`tpguard.detect._walk`, with the guard's
-:class:`~tpguard.detect._limits.Limits`). By the tool's :class:`~tpguard.scope.ScopeBinding` it finds:
+:class:`~tpguard.detect._limits.Limits`). By the tool's :class:`~tpguard.policy.scope.ScopeBinding` it finds:
 
 * **whole-result** items — the request named a source, subject or part outside the scope;
 * **records** — found at any depth, their keys matched like fields, decided by

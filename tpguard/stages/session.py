@@ -19,7 +19,7 @@ its type's rules) — never by copying the policy. Code that hands work to a new
 context (``contextvars.copy_context().run``); the framework adapters do this where the framework
 does not.
 
-Acquisition (seed ``001_*`` §3, §6): a session may bind per-tool :class:`~tpguard.scope.AcquisitionScope`s
+Acquisition (seed ``001_*`` §3, §6): a session may bind per-tool :class:`~tpguard.policy.scope.AcquisitionScope`s
 (the task's minimum scope; they override the policy's ``ToolSpec.scope`` and are seen by inner
 sessions), and it keeps the *provenance* of every atom that arrived in a tool result — ``(tool,
 call id)`` — registering values found under a scope's ``atom_keys`` as new atoms (taint), so the
