@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_report import make_run  # the miniature real run of test_report.py
 
-import tpguard.benchmark.report as report_pkg
+from tpguard.benchmark.report import _build as report_pkg  # where build_reports reads render_html
 from tpguard.benchmark.report import build_reports
 
 matplotlib = pytest.importorskip("matplotlib")
