@@ -42,16 +42,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..detect._normalize import normalize
 from ..detect.detector import MEMO_LEN, Detector, Finding
-from ..policy.exposure import Exposure
+from ..policy.exposure import Disclosure, Exposure, Recipient
 from ..policy.kb import PolicyKB, PrivateAtom
+from ..policy.scope import AcquisitionScope
 from ..redaction import PlaceholderOperator
 from ..telemetry._attributes import DEFAULT_SESSION_ID
 
 if TYPE_CHECKING:
     from ..policy.kb import Access, ToolSpec
-    from ..policy.scope import AcquisitionScope
 
-__all__ = ["DEFAULT_SESSION_ID", "MERGE_RATIO", "BaseLayer", "Provenance", "Session", "current_session"]
+__all__ = ["DEFAULT_SESSION_ID", "MERGE_RATIO", "BaseLayer", "Provenance", "Session", "bindings", "current_session"]
 
 #: an overlay level is merged into the new one while it holds at most this many times its atoms
 MERGE_RATIO = 4
@@ -497,6 +497,24 @@ class Session:
                 label = PlaceholderOperator.label(finding.atom_type, n)
                 self._placeholders[finding.atom_id] = label
             return label
+
+
+def bindings(
+    scopes: Mapping[str, AcquisitionScope | Mapping[str, Any]] | None,
+    recipients: Iterable[Recipient | Mapping[str, Any]], disclosures: Iterable[Disclosure | Mapping[str, Any]],
+    exits: Iterable[str] | None, internal_channels: Iterable[str] | None,
+) -> tuple[dict[str, AcquisitionScope], dict[str, Any]]:
+    """What ``guard.session(...)`` binds, validated: the per-tool acquisition scopes and the
+    exposure layer (``exits``/``internal_channels`` ``None``: the outer session's or the policy's)."""
+    bound = {name: s if isinstance(s, AcquisitionScope) else AcquisitionScope.model_validate(s)
+             for name, s in (scopes or {}).items()}
+    exposure = {
+        "recipients": [r if isinstance(r, Recipient) else Recipient.model_validate(r) for r in recipients],
+        "disclosures": [d if isinstance(d, Disclosure) else Disclosure.model_validate(d)
+                        for d in disclosures],
+        "exits": None if exits is None else tuple(exits),
+        "internal_channels": None if internal_channels is None else tuple(internal_channels)}
+    return bound, exposure
 
 
 _CURRENT: ContextVar[Session | None] = ContextVar("tpguard_session", default=None)
