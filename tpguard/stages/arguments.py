@@ -117,12 +117,15 @@ def check_call(sess: Session, spec: ToolSpec, arguments: Any, mode: Mode, limits
 
 def inspect_call(sess: Session, spec: ToolSpec, arguments: Any, limits: Limits, mode: Mode) -> CallView:
     """The call as the stage reads it: its leaf table and each leaf's findings (no verdict yet).
-    Past a limit or on a value tpguard cannot read, the scan is skipped unless ``mode`` is
-    ``audit`` (which records what it could read)."""
+    Past a limit or on a value tpguard cannot read (logged), the scan is skipped unless ``mode``
+    is ``audit`` (which records what it could read)."""
     clean = sess.known_clean()
     table = walk(arguments, spec.free_text, limits, clean)
+    problem = table.problem
+    if problem is not None:
+        _log.warning("tpguard: %s in a call to %s (%s mode)", problem.code, spec.name, mode)
     per_leaf: dict[int, list[Finding]] = {}
-    if table.problem is None or mode == "audit":
+    if problem is None or mode == "audit":
         scan = sess.scanner()
         for i, leaf in enumerate(table.leaves):
             if clean is not None and leaf.text in clean:  # scanned before, no atom: scan would say []
@@ -140,10 +143,8 @@ def decide_call(call: CallView, sess: Session, spec: ToolSpec, arguments: Any, m
     table = call.table
     problem = table.problem
     error = problem.code if problem is not None else None
-    if problem is not None:
-        _log.warning("tpguard: %s in a call to %s (%s mode)", problem.code, spec.name, mode)
-        if mode != "audit":
-            return _unreadable(spec, mode, arguments, problem, sess)
+    if problem is not None and mode != "audit":
+        return _unreadable(spec, mode, arguments, problem, sess)
     per_leaf = call.per_leaf
     if not per_leaf:
         return Decision(spec.name, mode, "allow", arguments=arguments, error=error, session_id=sess.id)
