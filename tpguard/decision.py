@@ -1,13 +1,14 @@
-"""What the guard decided (:class:`Decision`), the call in flight (:class:`Interception`) and the
-value-free wording of its messages: types, fields and counts, never a value."""
+"""What the guard decided (:class:`Decision`), the call in flight (:class:`Interception`), how a
+decision is recorded on its span (:func:`record_on`, the same for every stage) and the value-free
+wording of its messages: types, fields and counts, never a value."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
 from operator import attrgetter, itemgetter
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from opentelemetry.trace import Span
 
@@ -18,10 +19,7 @@ from .policy.kb import ToolSpec
 from .policy.scope import ScopeFinding
 from .telemetry.spans import record_result
 
-if TYPE_CHECKING:
-    from .guard import Guard
-
-__all__ = ["MODES", "Action", "Decision", "Interception", "Mode", "Stage"]
+__all__ = ["MODES", "Action", "Decision", "Interception", "Mode", "ResultChecker", "Stage", "record_on"]
 
 Mode = Literal["audit", "enforce", "redact"]
 Action = Literal["allow", "block", "redact"]
@@ -133,13 +131,35 @@ class Decision:
 _SLOT_SETTERS = tuple(Decision.__dict__[f.name].__set__ for f in fields(Decision))
 
 
+def record_on(span: Span, render: Callable[..., None], *args: Any) -> None:
+    """Record a stage's decision on its span: ``render(span, *args)`` when the span records (the
+    request's :func:`tpguard.stages.arguments.record_call`, the results' ``record_result``, the
+    exit's :func:`tpguard.stages.exits.record_exit_span`). Never raises: recording must not break
+    the call (the error is logged by type only)."""
+    try:
+        if span.is_recording():  # nothing is rendered for a span nobody records
+            render(span, *args)
+    except Exception as e:  # recording must not break the call
+        _log.error("tpguard: could not record a span (%s)", type(e).__qualname__)
+
+
+class ResultChecker(Protocol):
+    """What an :class:`Interception` needs of its guard: the public result stage and the cap on
+    span events (a :class:`~tpguard.guard.Guard` is one)."""
+
+    max_finding_events: int | None
+
+    def check_result(self, tool: str | ToolSpec, arguments: Any, result: Any, *,
+                     mode: Mode | None = None, call_id: str | None = None) -> Decision: ...
+
+
 class Interception:
     """One intercepted call in flight (yielded by :meth:`Guard.intercept`): the request's
     ``decision``, and :meth:`check_result` for what the tool returns (same span, same session)."""
 
     __slots__ = ("_call_id", "_guard", "_mode", "_spec", "decision", "results", "span")
 
-    def __init__(self, decision: Decision, span: Span, guard: Guard | None = None,
+    def __init__(self, decision: Decision, span: Span, guard: ResultChecker | None = None,
                  spec: ToolSpec | None = None, mode: Mode | None = None,
                  call_id: str | None = None) -> None:
         self.decision = decision
@@ -170,14 +190,10 @@ class Interception:
         if self._guard is None or self._spec is None:
             return result
         guard = self._guard
-        decision = guard._decide_result(self._spec, self.decision.arguments, result,
-                                        self._mode or guard.mode, self._call_id)
+        decision = guard.check_result(self._spec, self.decision.arguments, result, mode=self._mode,
+                                      call_id=self._call_id)
         self.results.append(decision)
-        try:
-            if self.span.is_recording():
-                record_result(self.span, self.results, guard.max_finding_events)
-        except Exception as e:  # recording must not break the call
-            _log.error("tpguard: could not record a span (%s)", type(e).__qualname__)
+        record_on(self.span, record_result, self.results, guard.max_finding_events)
         if decision.blocked:
             return decision.message
         return decision.arguments

@@ -10,15 +10,26 @@ rewritten texts (bounded rounds; ``None`` when that does not converge, as at the
 
 Cost: one walk and one scan per text — O(size of the payload), flat in atoms — plus
 O(rewritten texts + copied containers) when ``build`` is set.
+
+The stage's three steps (:mod:`tpguard.stages`): :func:`inspect_exit` reads (and, with ``build``,
+acts: the rewritten payload is built where the findings per text are at hand), :func:`decide_exit`
+decides allow, block (a value-free message naming types, channel and recipients) or redact;
+:func:`check_exit` runs them fail-safe for :meth:`Guard.check_exit`, :func:`exit_of_call` for a tool
+whose call is an exit, and :func:`record_exit_span` records the decision on its ``exit`` span
+(through :func:`tpguard.decision.record_on`).
 """
 
 from __future__ import annotations
 
+import logging
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from opentelemetry.trace import Span
+
+from ..decision import Action, Decision, Mode
 from ..detect._bulk import with_verdicts
 from ..detect._leaves import LeafTable, RebuildError
 from ..detect._limits import Limits, Problem
@@ -26,10 +37,16 @@ from ..detect._markup import visible
 from ..detect._walk import walk
 from ..detect.detector import Finding, new_finding
 from ..policy.exposure import UNDECLARED, Exposure, Recipient
+from ..policy.kb import ToolSpec
 from ..redaction import PlaceholderOperator, rewrite_text, widened
+from ..telemetry.exit_spans import record_exit
 from .results import _ALL
+from .session import Session
 
-__all__ = ["ExitView", "denied", "inspect_exit", "read_as_shown", "recipient_label"]
+__all__ = ["ExitView", "check_exit", "decide_exit", "denied", "exit_of_call", "inspect_exit",
+           "read_as_shown", "recipient_label", "record_exit_span"]
+
+_log = logging.getLogger("tpguard")
 
 Scan = Callable[[str, str, bool], list[Finding]]
 _ROUNDS = 3
@@ -63,6 +80,28 @@ def denied(recipients: Sequence[Recipient], forbidden: Sequence[Finding], exposu
     return [r for r in recipients
             if any(not exposure.auth(atom_id, atom_type, r, registered=registered)
                    for atom_id, atom_type, registered in atoms)]
+
+
+def check_exit(sess: Session, channel: str, recipient: str | Iterable[str] | None, payload: Any,
+               mode: Mode, limits: Limits) -> Decision:
+    """Decide what leaves through ``channel`` to ``recipient`` in ``sess`` (:meth:`Guard.check_exit`):
+    inspect → decide (→ act). Never raises: an internal error withholds in enforce/redact and
+    passes in audit."""
+    try:
+        exposure = sess.exposure()
+        recipients = exposure.named(exposure.requester() if recipient is None else recipient)
+        visible = exposure.is_exit(channel)
+        act = mode if visible else "audit"  # internal channels are evidence only
+        view = inspect_exit(payload, recipients, exposure, sess.scanner(), limits,
+                            sess.placeholder, build=act == "redact")
+        return decide_exit(view, channel, payload, mode, recipients, exposure, visible, sess.id)
+    except Exception as e:  # the guard must never crash the agent
+        kind = type(e).__qualname__
+        _log.error("tpguard: internal error (%s) while checking an exit (%s)", kind, channel)
+        if mode == "audit":
+            return Decision(channel, mode, "allow", arguments=payload, error=kind, stage="exit")
+        return Decision(channel, mode, "block", arguments=payload, error=kind, stage="exit",
+                        message=f"tpguard could not check this {channel} ({kind}) and withheld it.")
 
 
 def inspect_exit(payload: Any, recipients: Sequence[Recipient], exposure: Exposure, scan: Scan,
@@ -102,6 +141,72 @@ def inspect_exit(payload: Any, recipients: Sequence[Recipient], exposure: Exposu
         if view.rewritten is None and view.rewrite_failed is None:
             view.rewrite_failed = "a rewritten text still held a value its recipient may not receive"
     return view
+
+
+def decide_exit(view: ExitView, channel: str, payload: Any, mode: Mode, recipients: tuple[Recipient, ...],
+                exposure: Exposure, visible: bool, session_id: str) -> Decision:
+    """Allow, block or redact ``view`` (``stage="exit"``): an internal channel (not ``visible``) is
+    evidence only, decided as ``audit``; ``redact`` sends the payload :func:`inspect_exit` rewrote."""
+    act = mode if visible else "audit"  # internal channels are evidence only
+    to = recipient_label(recipients)
+    where = channel.replace("_", " ")
+
+    def decided(action: Action, out: Any = payload, message: str | None = None,
+                error: str | None = None) -> Decision:
+        return Decision(channel, mode, action, tuple(view.findings), tuple(view.forbidden), out,
+                        message, error, session_id, "exit", recipients=recipients, visible=visible)
+
+    if view.problem is not None:
+        _log.warning("tpguard: %s in an exit (%s, %s mode)", view.problem.code, channel, mode)
+        if act == "audit":
+            return decided("allow", error=view.problem.code)
+        return decided("block", message=f"tpguard could not read this {where} to {to} — "
+                       f"{view.problem.text} — and withheld it.", error=view.problem.code)
+    forbidden = view.forbidden
+    if not forbidden or act == "audit":
+        return decided("allow")
+    types = ", ".join(sorted({f.atom_type for f in forbidden}))
+    if act == "redact" and view.rewritten is not None:
+        return decided("redact", view.rewritten,
+                       f"tpguard replaced {types} with placeholders in this {where} to {to}.")
+    who = recipient_label(denied(recipients, forbidden, exposure))
+    return decided("block", message=f"tpguard withheld this {where} to {to}: it carried {types}, "
+                   f"which {who} may not receive.", error=view.rewrite_failed and "RebuildError")
+
+
+def exit_of_call(sess: Session, spec: ToolSpec, decision: Decision, mode: Mode, limits: Limits) -> Decision:
+    """A tool whose call is an exit (``ToolSpec.exit``): the whole call — its recipient
+    arguments too, which the other recipients read — goes through :func:`check_exit`'s
+    decision for every recipient its recipient arguments name (``ExitBinding.named``; none is
+    the undeclared external recipient). Enforce blocks the call; redact sends the rewritten
+    payload, and blocks when a recipient argument itself would have to be rewritten."""
+    binding = spec.exit
+    args = decision.arguments
+    if binding is None or not isinstance(args, Mapping):
+        return decision
+    ex = check_exit(sess, binding.channel, binding.named(args), dict(args), mode, limits)
+    ex = replace(ex, tool=binding.channel)
+    if ex.redacted and any(ex.arguments.get(k) != v for k, v in args.items() if binding.names_recipients(k)):
+        ex = replace(ex, action="block", arguments=args,  # an address is never rewritten
+                     message=f"tpguard withheld this {binding.channel}: a recipient argument "
+                             "carried what a recipient may not receive, and an address is never rewritten.")
+    if ex.blocked:
+        who = recipient_label(denied(ex.recipients, ex.forbidden, sess.exposure()))
+        what = (f"it carried {', '.join(sorted({f.atom_type for f in ex.forbidden}))}, which "
+                f"{who} may not receive" if ex.forbidden else
+                f"its {binding.channel} could not be checked ({ex.error})")
+        msg = (f"tpguard withheld this call to {spec.name} ({binding.channel} to "
+               f"{recipient_label(ex.recipients)}): {what}. Call {spec.name} again without them.")
+        return replace(decision, action="block", message=msg, exit=ex)
+    if ex.redacted:
+        msg = " ".join(m for m in (decision.message, ex.message) if m)
+        return replace(decision, action="redact", arguments=ex.arguments, message=msg, exit=ex)
+    return replace(decision, exit=ex)
+
+
+def record_exit_span(span: Span, decision: Decision) -> None:
+    """The exit's decision on its own ``exit {channel}`` span (:func:`tpguard.decision.record_on`)."""
+    record_exit(span, decision, own_span=True)
 
 
 def read_as_shown(scan: Scan) -> Scan:

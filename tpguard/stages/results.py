@@ -12,7 +12,7 @@ a BOM, a prefix line or in a fence, NDJSON, CSV, a markdown table — is read as
   fields outside the scope's fields are out);
 * **text** (outside a record set) — parts started by ``part_pattern`` whose name is not in
   ``parts`` (or whose header carries a marker), and paragraphs (blank-line separated) carrying a
-  marker (markers match case-insensitively after normalization);
+  marker (markers match case-insensitively after normalization; :mod:`tpguard.stages._parts`);
 * **unapplied** dimensions — the scope names subjects, a window or fields (record dimensions) and
   the result holds text but no record: the scope cannot be applied (unless the binding declares
   ``results: "text"``);
@@ -24,34 +24,46 @@ paragraphs replaced by a placeholder line, out-of-scope atoms by their session p
 back as the same kind of text it was read from) and the values under ``atom_keys`` (matched like
 fields) to register as tainted atoms. Cost: one parse, one walk, one marker search and one scan per
 text — O(size of the result) — plus O(copied containers) to build the filtered payload.
+
+The stage's three steps (:mod:`tpguard.stages`): :func:`inspect_result` reads (and, with ``build``,
+acts: the filtered payload, :func:`rebuild_filtered`, is built where the texts it rewrote are at
+hand), :func:`decide_result` decides — ``audit`` records out-of-scope items, ``redact`` delivers
+the filtered payload, ``enforce`` withholds a result that still holds any — and registers
+provenance and taint for what reaches the model; :func:`check_result` runs them fail-safe for
+:meth:`Guard.check_result`. The decisions are recorded on the call's span by
+:class:`tpguard.decision.Interception` (through :func:`tpguard.decision.record_on`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-import re
+import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..decision import Action, Decision, Mode, scope_summary
 from ..detect._bulk import with_verdicts
 from ..detect._leaves import LEAF, NODE, Leaf, LeafTable
 from ..detect._limits import Limits, Problem
 from ..detect._walk import walk
 from ..detect.detector import Finding, new_finding
+from ..policy.kb import ToolSpec
 from ..policy.scope import AcquisitionScope, ScopeFinding, fold_key
-from ..redaction import Operator, rewrite_text
+from ..redaction import Operator, PlaceholderOperator, rewrite_text
+from ._parts import PARA_WITHHELD, PART_WITHHELD, withheld_parts
 from ._records import Marker, read_records
 from ._structured import Structured, read_structured
+from .session import Session
 
-__all__ = ["UNAPPLIED", "ResultView", "inspect_result"]
+__all__ = ["PARA_WITHHELD", "PART_WITHHELD", "UNAPPLIED", "ResultView", "check_result", "decide_result",
+           "inspect_result"]
+
+_log = logging.getLogger("tpguard")
 
 #: ``Decision.error`` of a result the scope's record dimensions could not be applied to
 UNAPPLIED = "scope:unapplied"
-PART_WITHHELD = "[tpguard: part withheld - outside this task's scope]"
-PARA_WITHHELD = "[tpguard: confidential passage withheld]"
-_PARA = re.compile(r"\n[ \t]*\n")
 Scan = Callable[[str, str, bool], list[Finding]]
 
 
@@ -74,11 +86,6 @@ _ALL: Any = _Everything()
 @functools.lru_cache(maxsize=64)
 def _marker(markers: tuple[str, ...]) -> Marker:
     return Marker(markers)
-
-
-@functools.lru_cache(maxsize=64)
-def _part_re(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.MULTILINE)
 
 
 @dataclass
@@ -107,6 +114,32 @@ def _parse(result: Any, scope: AcquisitionScope | None) -> tuple[Any, Structured
         return result, None
     found = read_structured(result)
     return (result, None) if found is None else (found.payload, found)
+
+
+def check_result(sess: Session, spec: ToolSpec, arguments: Any, result: Any, mode: Mode,
+                 call_id: str | None, limits: Limits, untainted: set[str]) -> Decision:
+    """Decide what a call to ``spec`` returned, in ``sess`` (:meth:`Guard.check_result`): inspect →
+    decide (→ act). Never raises: an internal error withholds the result in enforce/redact and
+    passes it in audit. ``untainted``: the tools whose taint was refused outside a session (the
+    guard's; each logged once)."""
+    try:
+        scope = sess.scope_for(spec)
+        allowed = None if scope is None or scope.atoms is None else frozenset(scope.atoms)
+        view = inspect_result(
+            result, arguments, scope, scan=sess.scanner(), limits=limits,
+            placeholder=PlaceholderOperator(sess.placeholder),
+            forbidden_atom=(lambda f: False) if allowed is None else (
+                lambda f: f.atom_id not in allowed and f.atom_type not in allowed),
+            build=mode == "redact", deliver_all=mode == "audit")
+        return decide_result(view, sess, spec, scope, result, mode, call_id, untainted)
+    except Exception as e:  # the guard must never crash the agent
+        kind = type(e).__qualname__
+        _log.error("tpguard: internal error (%s) while checking a result of %s", kind, spec.name)
+        if mode == "audit":
+            return Decision(spec.name, mode, "allow", arguments=result, error=kind, stage="result")
+        msg = f"tpguard could not check the result of {spec.name} ({kind}) and withheld it."
+        return Decision(spec.name, mode, "block", arguments=result, message=msg, error=kind,
+                        stage="result")
 
 
 def inspect_result(
@@ -143,6 +176,56 @@ def inspect_result(
     return view
 
 
+def decide_result(view: ResultView, sess: Session, spec: ToolSpec, scope: AcquisitionScope | None,
+                  result: Any, mode: Mode, call_id: str | None, untainted: set[str]) -> Decision:
+    """Allow, block or redact ``view`` (``stage="result"``); what reaches the model has its atoms'
+    provenance recorded and its ``atom_keys`` values tainted (:func:`_taint`)."""
+    def decided(action: Action, payload: Any, message: str | None = None,
+                error: str | None = None) -> Decision:
+        return Decision(spec.name, mode, action, tuple(view.findings),
+                        tuple(f for f in view.findings if f.authorized is False), payload,
+                        message, error, sess.id, "result", tuple(view.scope))
+
+    if view.problem is not None:
+        _log.warning("tpguard: %s in a result of %s (%s mode)", view.problem.code, spec.name, mode)
+        if mode == "audit" or scope is None:  # unscoped: nothing to decide, recorded only
+            return decided("allow", result, error=view.problem.code)
+        return decided("block", result, f"tpguard could not read the result of {spec.name} — "
+                       f"{view.problem.text} — and withheld it.", view.problem.code)
+    if not view.out_of_scope or mode == "audit":
+        _taint(sess, spec, view, call_id, untainted)
+        return decided("allow", result, error=UNAPPLIED if view.unapplied else None)
+    if view.unapplied:  # free text where records were expected: nothing to filter by
+        return decided("block", result, f"tpguard withheld the result of {spec.name}: it held no "
+                       f"records to check this task's {', '.join(view.unapplied)} against. Ask "
+                       f"{spec.name} for records within the task's scope.", UNAPPLIED)
+    summary = scope_summary(view.scope)
+    if mode == "enforce" or view.whole:
+        return decided("block", result, f"tpguard withheld the result of {spec.name}: it held "
+                       f"{summary}, outside this task's scope. Ask {spec.name} only for what "
+                       "the task needs.")
+    _taint(sess, spec, view, call_id, untainted)
+    return decided("redact", view.filtered, f"tpguard removed {summary} from the result of "
+                   f"{spec.name} (outside this task's scope).")
+
+
+def _taint(sess: Session, spec: ToolSpec, view: ResultView, call_id: str | None, untainted: set[str]) -> None:
+    """Provenance and taint live in the request's session; outside one they are not kept
+    (docs/acquisition-guard.md), and the first refusal per tool is logged."""
+    if not sess.keeps_taint:
+        if view.taints and spec.name not in untainted:
+            untainted.add(spec.name)
+            _log.warning("tpguard: values under atom_keys in a result of %s were not registered as "
+                         "tainted atoms: no guard.session() is open, and taint lives only in the "
+                         "request's session. Open one per request.", spec.name)
+        return
+    # once per atom (provenance is a set per atom): a result may repeat an atom 10^5 times
+    for atom_id in dict.fromkeys(f.atom_id for f in view.delivered if f.method != "pii"):
+        sess.record_provenance(atom_id, spec.name, call_id)
+    for key, atom_type, value in view.taints:
+        sess.taint(atom_type, value, key, spec.name, call_id)
+
+
 def _record_dimensions(scope: AcquisitionScope) -> list[str]:
     """The scope's dimensions that only records can be held to (none for ``results: text``)."""
     b = scope.binding
@@ -176,7 +259,7 @@ def _structure(view: ResultView, table: LeafTable, scope: AcquisitionScope, argu
         if leaf.is_key or leaf.parent in in_set or _under(table, leaf, dropped_nodes):
             continue
         has_text = has_text or bool(leaf.text.strip())
-        new = _text(view, scope, leaf, marker)
+        new = withheld_parts(view, scope, leaf, marker)
         if new is not None:
             texts[i] = new
     if not found.records and has_text:
@@ -238,55 +321,6 @@ def _under(table: LeafTable, leaf: Leaf, dropped: set[int]) -> bool:
             return True
         n = table.nodes[n].parent
     return False
-
-
-def _text(view: ResultView, scope: AcquisitionScope, leaf: Leaf, marker: Marker | None) -> str | None:
-    """The text with out-of-scope parts and marked paragraphs replaced; None when unchanged."""
-    text = leaf.text
-    pattern = scope.binding.part_pattern
-    has_parts = pattern is not None and scope.parts is not None
-    if not has_parts and (marker is None or not marker.search(text)):
-        return None
-    changed = False
-    out: list[str] = []
-    for n, (name, header, body) in enumerate(_parts(text, pattern) if has_parts else [(None, "", text)]):
-        if name is not None and (not scope.allows("part", name)
-                                 or (marker is not None and marker.search(header))):
-            dim = "part" if not scope.allows("part", name) else "confidential"
-            view.scope.append(ScopeFinding(dim, f"{leaf.path}#part{n}",  # type: ignore[arg-type]
-                                           f"a {dim} part outside the scope"))
-            out.append(PART_WITHHELD + "\n")
-            changed = True
-            continue
-        out.append(header)
-        if marker is not None and marker.search(body):
-            paras = _PARA.split(body)
-            seps = _PARA.findall(body)
-            kept = []
-            for k, para in enumerate(paras):
-                if marker.search(para):
-                    view.scope.append(ScopeFinding("confidential", f"{leaf.path}#para{k}",
-                                                   "a confidential-marked passage"))
-                    para = PARA_WITHHELD
-                    changed = True
-                kept.append(para + (seps[k] if k < len(seps) else ""))
-            body = "".join(kept)
-        out.append(body)
-    return "".join(out) if changed else None
-
-
-def _parts(text: str, pattern: str | None) -> Iterator[tuple[str | None, str, str]]:
-    """``(name, header line, body)`` per part; the text before the first header has no name."""
-    rx = _part_re(pattern or "")
-    matches = list(rx.finditer(text))
-    if not matches or matches[0].start() > 0:
-        yield None, "", text[:matches[0].start()] if matches else text
-    for k, m in enumerate(matches):
-        end = matches[k + 1].start() if k + 1 < len(matches) else len(text)
-        line_end = text.find("\n", m.end())
-        line_end = end if line_end < 0 or line_end > end else line_end + 1
-        name = m.groupdict().get("part") if rx.groupindex else (m.group(1) if rx.groups else m.group())
-        yield (name or "").strip(), text[m.start():line_end], text[line_end:end]
 
 
 def _dropped_leaves(table: LeafTable, drops: set[tuple[int, Any]], dropped_nodes: set[int]) -> set[int]:
