@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from ._digits import is_numeric, skeleton_key
 from ._normalize import normalize_key
+from ._skeleton_key import is_numeric, skeleton_key
 
 __all__ = ["is_detectable"]
 

@@ -38,9 +38,9 @@ from operator import add
 import ahocorasick
 from rapidfuzz import fuzz
 
-from ._digits import skeleton_key
 from ._fuzzy_gate import PairGate
 from ._normalize import digits_of
+from ._skeleton_key import skeleton_key
 
 __all__ = ["FuzzyIndex", "fuzzy_eligible", "words"]
 
