@@ -15,7 +15,7 @@ from tpguard.detect._digits import (
     _skeleton,
     _skeleton_map,
 )
-from tpguard.detect._fuzzy_index import _PUNCT_RE, _spaced
+from tpguard.detect._fuzzy_words import _PUNCT_RE, _spaced
 from tpguard.detect._normalize import normalize
 from tpguard.detect._skeleton_key import _DIGIT, _SEP_CHARS, _SEP_RUN
 

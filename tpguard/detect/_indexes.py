@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from ._digits import SkeletonIndex
 from ._forms import _MIN_KEY, _joined, _swapped_names
-from ._fuzzy_index import FuzzyIndex, fuzzy_eligible
+from ._fuzzy_index import FuzzyIndex
 from ._keys import KeyAutomaton
 from ._normalize import normalize_key
+from ._pair_index import fuzzy_eligible
 from .findings import _PRIORITY
 
 if TYPE_CHECKING:
