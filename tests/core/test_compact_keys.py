@@ -27,7 +27,8 @@ from hypothesis import strategies as st
 from tpguard import PrivateAtom
 from tpguard.benchmark.perf._workload import make_atoms
 from tpguard.detect._digits import SkeletonIndex, _Locator, _skeleton
-from tpguard.detect._normalize import Normalized, normalize
+from tpguard.detect._normalize import normalize
+from tpguard.detect._offset_map import Normalized
 from tpguard.detect._skeleton_key import _digit_span
 from tpguard.detect.detector import Detector
 

@@ -48,7 +48,8 @@ from typing import Any
 
 import ahocorasick
 
-from ._normalize import Normalized, digits_of
+from ._normalize import digits_of
+from ._offset_map import Normalized
 from ._skeleton_key import (
     _DIGIT,
     _KEEP_MASK,

@@ -50,7 +50,8 @@ from ._indexes import (
     _RIGHT,
     Indexes,
 )
-from ._normalize import Normalized, normalize
+from ._normalize import normalize
+from ._offset_map import Normalized
 from ._walk import iter_leaves
 from .findings import _PRIORITY, METHODS, Finding, Method, new_finding
 
