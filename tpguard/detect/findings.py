@@ -1,6 +1,6 @@
 """What the detector reports: :class:`Finding`, one occurrence of a private atom (built in C by
-:func:`new_finding`), and the match :data:`Method` s, ranked by ``_PRIORITY`` (the stronger method
-of two overlapping matches of an atom wins)."""
+:func:`new_finding`), and the match :data:`Method` s, ranked by ``_PRIORITY`` (of two matches of an
+atom on the same span, the one ranked first is kept)."""
 
 from __future__ import annotations
 
