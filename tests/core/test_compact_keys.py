@@ -26,8 +26,10 @@ from hypothesis import strategies as st
 
 from tpguard import PrivateAtom
 from tpguard.benchmark.perf._workload import make_atoms
-from tpguard.detect._digits import SkeletonIndex, _digit_span, _Locator, _skeleton
-from tpguard.detect._normalize import Normalized, normalize
+from tpguard.detect._digits import SkeletonIndex, _Locator, _skeleton
+from tpguard.detect._normalize import normalize
+from tpguard.detect._offset_map import Normalized
+from tpguard.detect._skeleton_key import _digit_span
 from tpguard.detect.detector import Detector
 
 _RECORD = Path(__file__).parent / "data" / "compact_keys.json"

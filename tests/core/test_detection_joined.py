@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tpguard import Detector, Guard, PolicyKB, PrivateAtom, ToolSpec
-from tpguard.detect.detector import _joined
+from tpguard.detect._forms import _joined
 
 NAME = PrivateAtom(id="name", type="person_name", value="Maria Gonzalez")
 PLAN = PrivateAtom(id="plan", type="insurance", value="Blue Shield PPO")

@@ -22,6 +22,8 @@ from rapidfuzz import fuzz
 
 from tpguard import PrivateAtom
 from tpguard.detect import _fuzzy_index as fuzzy_index
+from tpguard.detect import _fuzzy_words as fuzzy_words
+from tpguard.detect._fuzzy_gate import PairGate
 from tpguard.detect._fuzzy_index import FuzzyIndex
 from tpguard.detect._normalize import digits_of
 from tpguard.detect.detector import Detector
@@ -263,7 +265,7 @@ def test_the_places_dropped_for_their_digits_are_kept_for_every_known_atom(parts
     # the known-occurrence rule counts the dropped places of the atoms with known occurrences:
     # the new code keeps exactly the old code's for those (and may forget the others)
     index = Detector(_ATOMS)._fuzzy
-    words = fuzzy_index.words(" ".join(parts).lower())
+    words = fuzzy_words.words(" ".join(parts).lower())
     at = [i for i, w in enumerate(words) if w in index._vocab]
     counts = dict.fromkeys(known, 1)
     old: tuple[dict, list] = ({}, [])
@@ -295,7 +297,7 @@ def test_a_mostly_vocabulary_text_opens_the_same_pairs_either_way() -> None:
     words = "17 david wells road 23 oak grove lane maria gonzales davd wells rd see".split()
     at = [i for i, w in enumerate(words) if w in index._vocab]
     assert 2 * len(at) >= len(words)  # the dense path
-    gate = fuzzy_index.PairGate(index._pairs, index._vocab, index._within_one_edit)
+    gate = PairGate(index._pairs, index._vocab, index._within_one_edit)
     opened = list(gate.open_pairs(words, at))
     assert opened == [i for i in range(len(words) - 1) if index._pair_postings(words[i], words[i + 1])]
     sparse = words + ["see"] * len(words)  # the same pairs among many words outside the vocabulary

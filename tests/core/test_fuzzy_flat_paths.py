@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from test_fuzzy_gate import assert_gate_places_as_direct, index_of
 
 from tpguard.detect import _fuzzy_index as fuzzy_index
+from tpguard.detect._fuzzy_gate import PairGate
 from tpguard.detect._fuzzy_index import FuzzyIndex
 
 # "gmail com" and "oak street" are shared by several keys: with _MAX_POSTING = 2 below, the
@@ -46,5 +47,5 @@ def test_a_pair_only_large_postings_hold_is_not_opened() -> None:
         words = "write to gmail com or oak street".split()
         at = [i for i, w in enumerate(words) if w in index._vocab]
         assert list(index._new_gate().open_pairs(words, at)) == [5]  # "oak street", not "gmail com"
-        assert list(fuzzy_index.PairGate(index._pairs, index._vocab, index._within_one_edit)
+        assert list(PairGate(index._pairs, index._vocab, index._within_one_edit)
                      .open_pairs(words, at)) == [2, 5]  # a gate of every pair opens both

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from tpguard import PrivateAtom
 from tpguard.detect import _fuzzy_index as fuzzy_index
+from tpguard.detect._fuzzy_gate import PairGate
 from tpguard.detect._fuzzy_index import FuzzyIndex
 from tpguard.detect.detector import Detector
 
@@ -40,7 +41,7 @@ def _index() -> FuzzyIndex:
 def test_the_gate_lets_through_exactly_the_pairs_that_find_a_posting(words: list[str]) -> None:
     index = _index()
     at = [i for i, w in enumerate(words) if w in index._vocab]
-    gate = fuzzy_index.PairGate(index._pairs, index._vocab, index._within_one_edit)
+    gate = PairGate(index._pairs, index._vocab, index._within_one_edit)
     opened = list(gate.open_pairs(words, at))
     beside = sorted({i for p in at for i in (p - 1, p) if 0 <= i < len(words) - 1})
     assert opened == [i for i in beside if index._pair_postings(words[i], words[i + 1])]

@@ -27,8 +27,7 @@ from tpguard import PrivateAtom
 from tpguard.benchmark.perf._adversarial import customer_export
 from tpguard.benchmark.perf._realistic import REALISTIC_ATOMS, realistic_arguments
 from tpguard.benchmark.perf._workload import make_atoms
-from tpguard.detect import _keys
-from tpguard.detect import detector as detection
+from tpguard.detect import _indexes, _keys
 from tpguard.detect._keys import KeyAutomaton
 from tpguard.detect.detector import Detector
 
@@ -52,7 +51,7 @@ class PyKeys:
 
 
 def old_detector(atoms: list[PrivateAtom]) -> Detector:
-    with mock.patch.object(detection, "KeyAutomaton", PyKeys):
+    with mock.patch.object(_indexes, "KeyAutomaton", PyKeys):
         return Detector(atoms)
 
 

@@ -9,17 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpguard.detect._digits import (
-    _DIGIT,
-    _SEP_CHARS,
-    _SEP_RUN,
     _byte_image,
     _Locator,
     _mixed_skeleton,
     _skeleton,
     _skeleton_map,
 )
-from tpguard.detect._fuzzy_index import _PUNCT_RE, _spaced
+from tpguard.detect._fuzzy_words import _PUNCT_RE, _spaced
 from tpguard.detect._normalize import normalize
+from tpguard.detect._skeleton_key import _DIGIT, _SEP_CHARS, _SEP_RUN
 
 # ASCII letters, digits and every separator/punctuation, a few non-ASCII letters, separators,
 # quotes and digits (Arabic-Indic, fullwidth), so runs fall beside, inside and between them

@@ -14,7 +14,10 @@ import pytest
 from normalize_corpus import corpus, findings, spans
 
 from tpguard.detect._confusables import FOLD, fold
-from tpguard.detect._normalize import _ASCII_RUN, Normalized, _Builder, _prepass, normalize
+from tpguard.detect._norm_builder import _Builder
+from tpguard.detect._norm_tables import _ASCII_RUN
+from tpguard.detect._normalize import _prepass, normalize
+from tpguard.detect._offset_map import Normalized
 
 _RECORD = json.loads((Path(__file__).parent / "data" / "normalize_mixed.json").read_text())
 

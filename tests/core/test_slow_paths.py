@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tpguard import Detector, Guard, PolicyKB, PrivateAtom, ToolSpec
-from tpguard.detect import _bulk, _fuzzy_index, _normalize
+from tpguard.detect import _bulk, _fuzzy_index, _norm_builder
 from tpguard.detect._normalize import normalize
 from tpguard.policy import exposure
 from tpguard.stages import session as _session
@@ -61,7 +61,7 @@ def test_invisible_marks_and_fullwidth_digits_take_no_token_loop(monkeypatch: py
     def refuse(self: Any) -> Any:
         raise AssertionError("the per-token path ran")
 
-    monkeypatch.setattr(_normalize._Builder, "run", refuse)
+    monkeypatch.setattr(_norm_builder._Builder, "run", refuse)
     norm = normalize(text)
     assert norm.text.startswith(("4417 4417 ", "44175550199 44175550199 "))
     s, e = norm.to_original(*span)
@@ -71,8 +71,8 @@ def test_invisible_marks_and_fullwidth_digits_take_no_token_loop(monkeypatch: py
 @pytest.mark.parametrize("text", ["Maria%20Gonzalez%2C%20" * N, "Maria&#32;Gonzalez&amp; " * N,
                                   "Mari\u0301a Gonza\u0301lez " * N], ids=["percent", "entities", "combining"])
 def test_each_distinct_escape_or_accent_is_decoded_once(monkeypatch: pytest.MonkeyPatch, text: str) -> None:
-    replacement = _Counting(_normalize._Builder.replacement)
-    monkeypatch.setattr(_normalize._Builder, "replacement", lambda self, *a: replacement(self, *a))
+    replacement = _Counting(_norm_builder._Builder.replacement)
+    monkeypatch.setattr(_norm_builder._Builder, "replacement", lambda self, *a: replacement(self, *a))
     normalize(text)
     assert replacement.calls <= 10
 

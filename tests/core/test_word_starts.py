@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tpguard import PrivateAtom
-from tpguard.detect._fuzzy_index import _first_starts, _spaced, _split, _word_starts
+from tpguard.detect._fuzzy_words import _first_starts, _spaced, _split, _word_starts
 from tpguard.detect._normalize import normalize
 
 Redact = Callable[[PrivateAtom, str], str]

@@ -29,83 +29,23 @@ places dropped by their digits one by one, and ~4,700 alignments).
 
 from __future__ import annotations
 
-import re
-import string
-from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from itertools import accumulate, compress, repeat
-from operator import add
+from collections.abc import Callable, Container, Iterable, Mapping
+from itertools import compress
 
-import ahocorasick
 from rapidfuzz import fuzz
 
-from ._digits import skeleton_key
 from ._fuzzy_gate import PairGate
+from ._fuzzy_words import _first_starts, _split, _word_starts
 from ._normalize import digits_of
+from ._pair_index import _DIGITS, PairIndex, _Group, _Posting
 
-__all__ = ["FuzzyIndex", "fuzzy_eligible", "words"]
-
-_PUNCT = string.punctuation
-_PUNCT_BYTES = bytes.maketrans(_PUNCT.encode("ascii"), b" " * len(_PUNCT))
-_PUNCT_RE = re.compile(f"[{re.escape(_PUNCT)}]")
-_LETTERS = re.compile(r"[^\W\d_]")
-_DIGITS = re.compile(r"\d")
-
-
-def _spaced(s: str) -> str:
-    """``s`` with ASCII punctuation turned into spaces (offsets kept), in C whatever its script:
-    a non-ASCII text is translated as UTF-8 bytes, whose multi-byte sequences hold no ASCII byte
-    (no character is touched but ASCII punctuation, one byte each). The earlier per-stretch map cost a
-    Python turn per ASCII stretch: 7.5 µs for the realistic note's twin, ~1.5 µs this way."""
-    if s.isascii():
-        return s.encode("ascii").translate(_PUNCT_BYTES).decode("ascii")
-    return s.encode("utf-8", "surrogatepass").translate(_PUNCT_BYTES).decode("utf-8", "surrogatepass")
-
-
-def _split(s: str) -> tuple[str, list[str]]:
-    """``(spaced, words)`` of a normalized text: the text with ASCII punctuation turned into spaces,
-    and its words, the runs between spaces. One ``str.split()`` in C: a normalized text holds no
-    whitespace but single spaces, so the runs are exactly the non-empty pieces between them."""
-    spaced = _spaced(s)
-    return spaced, spaced.split()
-
-
-def words(s: str) -> list[str]:
-    """The words of a normalized text: runs between spaces and ASCII punctuation."""
-    return _split(s)[1]
-
-
-def _word_starts(spaced: str) -> list[int]:
-    """Offset of every word of ``spaced`` (the non-empty pieces between single spaces), computed in
-    C: piece ``j`` starts at the sum of the earlier pieces' lengths plus ``j``. (A regex
-    ``finditer`` over the words costs a match object and a tuple per word of the text: a third of
-    a 100 KB scan.) Only a scan that has candidates to verify needs them."""
-    lens = list(map(len, spaced.split(" ")))
-    return list(compress(accumulate(map(add, lens, repeat(1)), initial=0), lens))
-
-
-def _first_starts(spaced: str, ws: list[str], n: int) -> list[int]:
-    """:func:`_word_starts` of the first ``n`` words only, one ``str.find`` per word: between two
-    words of ``spaced`` lie only spaces, so the next occurrence of a word at or after the end of
-    the one before is where it starts. A note's candidates sit among its first few dozen words;
-    this costs a third of the whole-text offsets there (~1.5 µs for 15 words of a 55-word note)."""
-    starts = []
-    pos = 0
-    find = spaced.find
-    for w in ws[:n]:
-        pos = find(w, pos)
-        starts.append(pos)
-        pos += len(w)
-    return starts
-
+__all__ = ["FuzzyIndex"]
 
 #: a scan whose candidates reach past this many words computes every word's offset in C
 _FIND_STARTS = 24
-
-_MEMO_SIZE = 65536
 #: A word pair shared by more atoms than this (``gmail com``) places no candidates: it says
 #: little about which atom is meant, and iterating it would make lookups grow with the atoms.
 _MAX_POSTING = 32
-_MIN_EDIT_WORD = 3
 #: texts with at least this many vocabulary words pass their pairs through the gate
 #: (:mod:`tpguard.detect._fuzzy_gate`); fewer are looked up one by one (the same pairs, found cheaper)
 _GATE_FROM = 32
@@ -116,21 +56,6 @@ _GATE_VOCAB = 2048
 #: atoms the filter costs more than the alignment it could save)
 _DIGIT_FILTER = 4
 
-
-def fuzzy_eligible(key: str) -> bool:
-    """Word-like normalized values: ≥ 8 characters, ≥ 6 letters, letters outnumber digits; one
-    word only if it has ≥ 10 letters and no digit; never an identifier (every word with a digit)."""
-    if len(key) < 8:
-        return False
-    letters = len(_LETTERS.findall(key))
-    digits = len(_DIGITS.findall(key))
-    if len(key) < 8 or letters < 6 or digits >= letters or skeleton_key(key) is not None:
-        return False
-    return len(words(key)) > 1 or (digits == 0 and letters >= 10)
-
-
-#: the atoms under one word pair: (atom, index of the pair in the atom)
-_Posting = Sequence[tuple[int, int]]
 #: places a posting dropped for their digits: (its atoms, which of them were kept, first word)
 _Doomed = list[tuple[tuple[int, ...], list[bool], int]]
 #: candidate places (atom, first text word) → the pair indices of the atom they hit, as a bit mask
@@ -139,71 +64,10 @@ _Hits = dict[tuple[int, int], int]
 #: one scan's state: candidate places → pair indices hit, window digits by (first word, pairs),
 #: places dropped for their digits (only those of atoms in the last item, ``known``)
 _Scan = tuple[_Hits, dict[tuple[int, int], str], _Doomed, Mapping[int, int]]
-#: a posting's atoms grouped by (pair index in the atom, the atom's pairs): the group's atoms, the
-#: digits of each one's key, and whether any of them has digits (else the filter keeps them all)
-_Group = tuple[int, int, tuple[int, ...], tuple[str, ...], bool]
-#: a posting's groups, its atoms; when every atom has digits, an automaton of their digits and the
-#: words the union of its places' widest windows reaches before and after the pair's first word
-#: (else ``None``)
-_Grouped = tuple[tuple[_Group, ...], tuple[int, ...], "ahocorasick.Automaton | None", int, int]
 
 
-def _deletions(word: str) -> list[str]:
-    return [word[:i] + word[i + 1 :] for i in range(len(word))]
-
-
-class FuzzyIndex:
+class FuzzyIndex(PairIndex):
     """Word-pair index of a detector's fuzzy-eligible atoms (see the module docstring)."""
-
-    def __init__(self, threshold: float) -> None:
-        self.threshold = threshold
-        self.keys: dict[int, tuple[str, str, int]] = {}  # atom → (key, its digits, its pairs)
-        self._pair_keys: dict[int, tuple[tuple[int, int], ...]] = {}
-        self._needed: dict[int, int] | None = None
-        self._vocab: dict[str, int] = {}
-        self._deletes: dict[str, tuple[int, ...]] = {}  # tuples: not traversed by the GC
-        #: the atoms under each pair: lists while atoms are added, tuples once :meth:`freeze` ran
-        self._pairs: dict[tuple[int, int], _Posting] = {}
-        #: words that are the first (``_leads``) or second (``_follows``) word of some pair
-        self._leads: set[int] = set()
-        self._follows: set[int] = set()
-        self._singles: dict[int, list[int]] = {}
-        self._near: dict[str, tuple[int, ...]] = {}
-        self._pair_memo: dict[tuple[str, str], tuple[_Posting, ...]] = {}
-        self._gate: PairGate | None = None  # built at the first scan after an add
-        self._groups: dict[int, tuple[_Posting, _Grouped]] = {}
-
-    def __bool__(self) -> bool:
-        return bool(self.keys)
-
-    def _word_id(self, word: str) -> int:
-        wid = self._vocab.get(word)
-        if wid is None:
-            wid = self._vocab[word] = len(self._vocab)
-            if word.isalpha() and len(word) >= _MIN_EDIT_WORD:
-                deletes = self._deletes
-                for variant in (word, *_deletions(word)):
-                    got = deletes.get(variant, ())
-                    deletes[variant] = (*got, wid) if wid not in got else got
-        return wid
-
-    def add(self, idx: int, key: str) -> None:
-        ids = [self._word_id(w) for w in words(key)]
-        self.keys[idx] = (key, digits_of(key), max(0, len(ids) - 1))
-        if len(ids) == 1:
-            self._singles.setdefault(ids[0], []).append(idx)
-        for k in range(len(ids) - 1):
-            got = self._pairs.get((ids[k], ids[k + 1]), ())
-            posting = got if isinstance(got, list) else list(got)  # a tuple: an add after freeze
-            posting.append((idx, k))
-            self._pairs[(ids[k], ids[k + 1])] = posting
-            self._leads.add(ids[k])
-            self._follows.add(ids[k + 1])
-        self._pair_keys[idx] = tuple((ids[k], ids[k + 1]) for k in range(len(ids) - 1))
-        self._needed = None
-        self._gate = None
-        self._groups.clear()
-        self._pair_memo.clear()  # a new pair may be among the postings of a remembered one
 
     def freeze(self) -> None:
         """The postings as tuples of ints, which the garbage collector stops tracking (a 100k-atom
@@ -237,22 +101,6 @@ class FuzzyIndex:
                       for idx, keys in self._pair_keys.items()}
             self._needed = needed
         return needed
-
-    def _within_one_edit(self, word: str) -> tuple[int, ...]:
-        """Vocabulary words within one edit of ``word`` (memoized)."""
-        near = self._near.get(word)
-        if near is None:
-            found: set[int] = set()
-            if word.isalpha() and len(word) >= _MIN_EDIT_WORD:
-                deletes = self._deletes
-                for variant in (word, *_deletions(word)):
-                    hit = deletes.get(variant)
-                    if hit:
-                        found.update(hit)
-            if len(self._near) >= _MEMO_SIZE:
-                self._near.clear()
-            near = self._near[word] = tuple(found)
-        return near
 
     def scan(self, s: str, emit: Callable[[int, int, int, float], None],
              known: Mapping[int, int] | None = None, covered: Container[tuple[int, int]] = (), *,
@@ -338,36 +186,6 @@ class FuzzyIndex:
             for posting in postings(words[i], words[i + 1]):
                 place(words, posting, i, ctx)
 
-    def _pair_postings(self, first: str, second: str) -> tuple[_Posting, ...]:
-        """The postings of the indexed pairs two adjacent text words stand for, as written or within
-        one edit, memoized per index by the two words (a text that repeats a pair looks it up
-        once): only ``first`` as written when ``second`` is not a vocabulary word (then ``first``
-        must start some pair), and the other way round; a pair as written costs one look-up."""
-        memo = self._pair_memo
-        got = memo.get((first, second))
-        if got is not None:
-            return got
-        pairs, get, near = self._pairs, self._vocab.get, self._within_one_edit
-        a, b = get(first), get(second)
-        xs: tuple[int, ...] = ()
-        ys: tuple[int, ...] = ()
-        if b is None:
-            if a is not None and a in self._leads:
-                xs, ys = (a,), near(second)
-        elif a is None:
-            if b in self._follows:
-                xs, ys = near(first), (b,)
-        elif (a, b) in pairs:
-            got = (pairs[(a, b)],)
-        else:
-            xs, ys = (a, *near(first)), (b, *near(second))
-        if got is None:
-            got = tuple(posting for x in xs for y in ys if (posting := pairs.get((x, y))))
-        if len(memo) >= _MEMO_SIZE:
-            memo.clear()
-        memo[(first, second)] = got
-        return got
-
     def _place(self, words: list[str], posting: _Posting, i: int, ctx: _Scan) -> None:
         """Each atom of a pair's posting placed at its first word (``i - k``); a posting shared by
         more than ``_MAX_POSTING`` atoms places none. In a posting of several atoms, an atom whose
@@ -426,32 +244,6 @@ class FuzzyIndex:
             bit = 1 << k
             for idx in kept:
                 hits[(idx, first)] = hits.get((idx, first), 0) | bit
-
-    def _grouped(self, posting: _Posting) -> _Grouped:
-        """A posting's atoms grouped by where the pair sits in them (they share a place and its
-        window), memoized per posting until the next :meth:`add`; and the posting's prefilter
-        (:meth:`_place`): a group's widest window, placed by a pair at word ``i``, runs from word
-        ``max(0, i - k - 1)`` up to word ``i - k + npairs + 2`` (excluded)."""
-        got = self._groups.get(id(posting))
-        if got is not None and got[0] is posting:
-            return got[1]
-        groups: dict[tuple[int, int], tuple[list[int], list[str]]] = {}
-        for idx, k in posting:
-            _, key_digits, npairs = self.keys[idx]
-            atoms, digits = groups.setdefault((k, npairs), ([], []))
-            atoms.append(idx)
-            digits.append(key_digits)
-        out = tuple((k, n, tuple(a), tuple(d), any(d)) for (k, n), (a, d) in groups.items())
-        grouped: _Grouped = (out, (), None, 0, 0)
-        if all(all(g[3]) for g in out):  # every key has digits (else some atom is always kept)
-            finder = ahocorasick.Automaton()
-            for d in {d for g in out for d in g[3]}:
-                finder.add_word(d, d)
-            finder.make_automaton()
-            grouped = (out, tuple(idx for idx, _ in posting), finder, max(k + 1 for k, *_ in out),
-                       max(n - k + 2 for k, n, *_ in out))
-        self._groups[id(posting)] = (posting, grouped)
-        return grouped
 
     def _verify(self, s: str, spaced: str, ws: list[str], hits: _Hits,
                 emit: Callable[[int, int, int, float], None], covered: Container[tuple[int, int]]) -> None:

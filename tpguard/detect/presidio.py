@@ -16,7 +16,7 @@ import logging
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from .detector import Finding
+from .findings import Finding
 
 __all__ = ["DEFAULT_ENTITIES", "PiiDetector", "offline_analyzer"]
 
