@@ -124,8 +124,11 @@ def test_enforce_refusal_is_what_the_model_reads(cases: tuple[AcqCase, ...], fil
     seen = " ".join(_observed(call) for call in model.seen[:-1])
     assert _acquired(case, " ".join(o.content for o in off.observations))
     assert _acquired(case, seen) == [] and run.completed
-    refused = [o for o in run.observations if o.content != next(
-        p.content for p in off.observations if p.step == o.step)]
+    # the same call of the unguarded run: by step, tool and arguments (two calls of one step run
+    # in parallel threads, so their observations can be recorded in either order)
+    unguarded = {(p.step, p.tool, repr(sorted(p.arguments.items()))): p.content for p in off.observations}
+    refused = [o for o in run.observations
+               if o.content != unguarded[(o.step, o.tool, repr(sorted(o.arguments.items())))]]
     assert refused and all(o.content in seen for o in refused)
     assert "tpguard" in refused[0].content
     assert _score(case, run).plr is False

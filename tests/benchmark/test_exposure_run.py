@@ -107,10 +107,11 @@ def test_no_target_value_in_shareable_files(run: Any) -> None:
     assert values
     for name in SHAREABLE:
         text = (result.out / name).read_text(encoding="utf-8")
-        # span and event clocks and random trace/span ids are not values (a hex id or a clock can
-        # hold a five-digit number such as "74200" by chance)
-        text = re.sub(r'"[a-z_]*time_unix_nano": \d+|"(?:trace|span|parent_span)_id": "[0-9a-f]*"',
-                      "", text)
+        # span and event clocks, run.json's start/finish times and random trace/span ids are not
+        # values (a hex id or a clock can hold a five-digit number such as "74200" or "53200" by
+        # chance: "finished": "…12:27:03.532009+00:00")
+        text = re.sub(r'"[a-z_]*time_unix_nano": \d+|"(?:trace|span|parent_span)_id": "[0-9a-f]*"'
+                      r'|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:[+-]\d\d:\d\d|Z)?', "", text)
         leaked = [v for v in values if v in text]
         assert not leaked, f"{name}: {len(leaked)} target values"
 
