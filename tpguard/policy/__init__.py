@@ -9,26 +9,9 @@ find) and below everything that decides.
 
 from __future__ import annotations
 
-from .kb import (
-    Access,
-    AccessResolver,
-    Authorization,
-    AuthorizationMatrix,
-    PolicyKB,
-    PrivateAtom,
-    Rule,
-    Sink,
-    ToolSpec,
-)
+# the knowledge base's public names are the package's (``tpguard.policy.PolicyKB``, …)
+from . import kb
+from .kb import *  # noqa: F403
+from .kb import AccessResolver  # not in kb.__all__; the benchmark imports it from here
 
-__all__ = [
-    "Access",
-    "AccessResolver",
-    "Authorization",
-    "AuthorizationMatrix",
-    "PolicyKB",
-    "PrivateAtom",
-    "Rule",
-    "Sink",
-    "ToolSpec",
-]
+__all__ = [*kb.__all__, "AccessResolver"]
