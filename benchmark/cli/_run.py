@@ -96,6 +96,11 @@ def run(
                                   "cluster's CPUs), so a rate-limited API is not flooded.")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint.")] = None,
     code_agent: Annotated[bool, typer.Option("--code-agent", help="smolagents: CodeAgent.", metavar="")] = False,
+    llama_server: Annotated[str | None, typer.Option(
+        "--llama-server", help="local:MODEL agents: a llama.cpp llama-server on loopback serving "
+                               "that model file (http://127.0.0.1:PORT), instead of llama.cpp in "
+                               "this process; with --workers N its slots batch the case-runs "
+                               "(docs/real-models.md, Faster runs).")] = None,
     guard_path: Annotated[str, typer.Option(
         "--guard-path", help="Framework agents: where tpguard's modes decide — adapter (default, as "
                              "deployed: the decorator), decorator, middleware (langchain), "
@@ -163,7 +168,8 @@ def run(
         executor=executor, ray_address=ray_address, ray_num_cpus=ray_num_cpus,
         max_concurrency=max_concurrency,
         base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") if base_url else None,
-        code_agent=code_agent, guard_path=guard_path, otlp_endpoint=otlp_endpoint,
+        code_agent=code_agent, llama_server=llama_server, guard_path=guard_path,
+        otlp_endpoint=otlp_endpoint,
         guard_knows_variants=guard_knows_variants, presidio_model=presidio_model,
         task_reading=task_reading, bootstrap=bootstrap, stats_seed=stats_seed,
         reports=not no_report,

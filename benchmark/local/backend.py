@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, cast, runtime_checkable
 
-__all__ = ["Backend", "ContextOverflow", "Generation", "LlamaBackend", "tool_call_grammar"]
+__all__ = ["Backend", "ContextOverflow", "Generation", "LlamaBackend", "call_grammar_text",
+           "tool_call_grammar"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,18 @@ def _property_order(schema: Any, out: list[str] | None = None) -> list[str]:
     return out
 
 
+def call_grammar_text(schema: dict[str, Any], tagged: bool) -> str:
+    """The GBNF text that constrains a completion to one call valid for ``schema`` (needs
+    ``llama-cpp-python``'s converter, the ``[local]`` extra)."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    # properties in the order the model was trained to write them: name, then arguments in the
+    # tool's own order (the converter sorts them alphabetically otherwise — the model then wrote
+    # the arguments before choosing the tool, and kept repeating its first call)
+    return tool_call_grammar(json_schema_to_gbnf(json.dumps(schema, sort_keys=True),
+                                                 prop_order=_property_order(schema)), tagged)
+
+
 def usable_cpus() -> int:
     """CPUs this process may run on (its affinity mask where the OS has one)."""
     try:
@@ -131,15 +144,10 @@ class LlamaBackend:
         key = json.dumps(schema, sort_keys=True)
         grammar = self._grammars.get(key)
         if grammar is None:
-            from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
+            from llama_cpp.llama_grammar import LlamaGrammar
 
-            # properties in the order the model was trained to write them: name, then arguments
-            # in the tool's own order (the converter sorts them alphabetically otherwise — the
-            # model then wrote the arguments before choosing the tool, and kept repeating its
-            # first call)
-            gbnf = tool_call_grammar(json_schema_to_gbnf(key, prop_order=_property_order(schema)),
-                                     self._tagged)
-            grammar = self._grammars[key] = LlamaGrammar.from_string(gbnf, verbose=False)
+            grammar = self._grammars[key] = LlamaGrammar.from_string(
+                call_grammar_text(schema, self._tagged), verbose=False)
         return grammar
 
     def generate(self, prompt: str, *, schema: dict[str, Any] | None, max_tokens: int,

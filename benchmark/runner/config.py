@@ -45,6 +45,7 @@ class RunConfig:
     base_url: str | None = None
     api_key: str | None = None
     code_agent: bool = False
+    llama_server: str | None = None  # local: models from this llama-server (TPGUARD_LLAMA_SERVER)
     guard_path: str = "adapter"  # framework agents: where tpguard's modes decide
     otlp_endpoint: str | None = None
     record_arguments: str = "redacted"

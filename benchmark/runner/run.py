@@ -18,7 +18,8 @@ import json
 import os
 import platform
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
@@ -358,11 +359,32 @@ def run_benchmark(
 
     ``task_hook(case, agent_spec, guard_name)`` (``--executor ray`` and worker processes only)
     runs in the worker before each case-run: a seam for fault injection in tests."""
-    plan = plan_run(config)
-    plan.out.mkdir(parents=True, exist_ok=True)
-    with RunLock(plan.out):
-        plan.configurations = check_directory(plan.out, config, append=config.append)
-        return _execute(plan, progress, processors, on_record, task_hook)
+    with _llama_server(config.llama_server):
+        plan = plan_run(config)
+        plan.out.mkdir(parents=True, exist_ok=True)
+        with RunLock(plan.out):
+            plan.configurations = check_directory(plan.out, config, append=config.append)
+            return _execute(plan, progress, processors, on_record, task_hook)
+
+
+@contextmanager
+def _llama_server(url: str | None) -> Iterator[None]:
+    """``local:`` models served by the llama-server at ``url`` for this run: the environment
+    variable :func:`tpguard.benchmark.local.shared_endpoint` reads, so worker processes follow."""
+    if not url:
+        yield
+        return
+    from tpguard.benchmark.local import LLAMA_SERVER_ENV
+
+    before = os.environ.get(LLAMA_SERVER_ENV)
+    os.environ[LLAMA_SERVER_ENV] = url
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(LLAMA_SERVER_ENV, None)
+        else:
+            os.environ[LLAMA_SERVER_ENV] = before
 
 
 def _execute(plan: RunPlan, progress: bool, processors: Iterable[SpanProcessor],
