@@ -29,7 +29,7 @@ from tpguard.telemetry import agent_run_span
 
 from ..audit._observations import acq_rows
 from ..guards.acquisition import ACQ_GUARD_NAMES, AcqGuardUnderTest, make_acq_guard
-from ._errors import UsageError, case_error
+from ._errors import AgentUnavailable, UsageError, case_error
 from .config import RunConfig, resolve_domains
 
 if TYPE_CHECKING:
@@ -62,7 +62,9 @@ def check_acq_agents(agents: Sequence[str], **options: Any) -> dict[str, str]:
     for spec in agents:
         try:
             make_acq_agent(spec, **options)
-        except (ValueError, ImportError) as e:
+        except ImportError as e:  # a missing runtime, model or server: as the other suites say it
+            raise AgentUnavailable(f"agent {spec} cannot start: {e}") from None
+        except ValueError as e:
             raise UsageError(f"--agent: {e}") from None
     return dict.fromkeys(agents, "gateway")
 

@@ -32,7 +32,7 @@ from tpguard.telemetry import agent_run_span
 
 from ..audit._observations import exp_rows
 from ..guards.exposure import ExpGuardUnderTest, exp_guard_error, make_exp_guard
-from ._errors import UsageError, case_error
+from ._errors import AgentUnavailable, UsageError, case_error
 from .config import RunConfig, domain_slug
 
 if TYPE_CHECKING:
@@ -84,7 +84,9 @@ def check_exp_agents(agents: Sequence[str], **options: Any) -> dict[str, str]:
     for spec in agents:
         try:
             make_exp_agent(spec, **options)
-        except (ValueError, ImportError) as e:
+        except ImportError as e:  # a missing runtime, model or server: as the other suites say it
+            raise AgentUnavailable(f"agent {spec} cannot start: {e}") from None
+        except ValueError as e:
             raise UsageError(f"--agent: {e}") from None
     return dict.fromkeys(agents, "session wrap")
 

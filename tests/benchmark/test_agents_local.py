@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import uuid
 from pathlib import Path
 from typing import Any
@@ -157,6 +158,31 @@ def test_a_missing_local_model_is_an_agent_that_cannot_start(tmp_path: Path,
         "--limit", "1", "--out", str(tmp_path / "run")])
     assert done.exit_code == 3
     assert "tpguard models fetch qwen2.5-coder-1.5b" in done.output
+
+
+@pytest.mark.parametrize("suite", ["acquisition", "exposure"])
+def test_a_local_agent_that_cannot_start_stops_every_suite_with_exit_3(
+        suite: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The acquisition and exposure suites say it as need-to-know does: exit 3, before any case —
+    a missing model, and a llama-server that is not there."""
+    monkeypatch.setenv("TPGUARD_MODELS", str(tmp_path))
+    missing = CliRunner().invoke(app, [
+        "bench", "run", "--suite", suite, "--agent", "smolagents:local:qwen2.5-coder-1.5b",
+        "--guard", "off", "--limit", "1", "--out", str(tmp_path / "run")])
+    assert missing.exit_code == 3, missing.output
+    assert "tpguard models fetch qwen2.5-coder-1.5b" in missing.output
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF")
+    with socket.socket() as s:  # a loopback port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    absent = CliRunner().invoke(app, [
+        "bench", "run", "--suite", suite, "--agent", f"smolagents:local:{gguf}", "--guard", "off",
+        "--limit", "1", "--llama-server", f"http://127.0.0.1:{port}",
+        "--out", str(tmp_path / "run2")])
+    assert absent.exit_code == 3, absent.output
+    assert "cannot reach llama-server" in absent.output
+    assert not (tmp_path / "run").exists() and not (tmp_path / "run2").exists()
 
 
 @pytest.mark.parametrize("framework", ["langchain", "smolagents"])
