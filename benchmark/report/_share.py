@@ -10,9 +10,12 @@ the agent's final answer, ``audit.sqlite`` and ``spans.jsonl`` what the backends
 * ``summary.json`` and ``report.md`` — rebuilt from those records (the same numbers: the summary
   is computed from the scores, never from the values).
 
-Before anything is kept, every file is scanned for every written form of every atom of the run's
-cases (value, aliases, semantic variants, masked forms); one hit and the share is removed and
-:class:`ShareRefused` names the atom id and the file — never the value. A share is also a run
+Before anything is kept, every file is scanned for every written form of every private value of
+the run's cases — need-to-know and public-derived: each atom's value, aliases, semantic variants
+and masked forms; acquisition (seed ``001_*``): the match strings of every ``k_acq`` item and
+``k_disc`` target, the completion facts and the directory's names, e-mails and phones; exposure
+(seed ``002_*``): every target's value and aliases — one hit and the share is removed and
+:class:`ShareRefused` names the atom, item or target id and the file — never the value. A share is also a run
 directory: copied back into a working directory, ``tpguard bench run --out`` with the same
 configuration resumes it (the case-runs it holds are not run again), so a long run can go on in a
 later session from what was committed.
@@ -23,9 +26,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..cases.schema import Case
 from ._build import build_reports
@@ -35,7 +39,10 @@ __all__ = ["SHARED_FILES", "ShareRefused", "share_run"]
 
 SHARED_FILES = ("records.jsonl", "run.json", "summary.json", "report.md")
 #: suites whose cases :func:`load_cases` regenerates, so the scan knows every atom
-_SCANNABLE = ("need-to-know", "public-derived")
+_ATOM_SUITES = ("need-to-know", "public-derived")
+#: suites with their own case types, regenerated here from the run's seed (and source)
+_OWN_SUITES = ("acquisition", "exposure")
+_SCANNABLE = _ATOM_SUITES + _OWN_SUITES
 #: forms shorter than this mean nothing on their own (the policy refuses them as atom values)
 _MIN_FORM = 4
 
@@ -94,11 +101,19 @@ def _verify(out_dir: Path) -> None:
                            f"only {' and '.join(_SCANNABLE)} runs can be shared")
     cases, notes = load_cases(data)
     wanted = {(str(r.get("suite", "")), str(r.get("case_id", ""))) for r in data.records}
-    if notes or wanted - set(cases):
+    own = {key for key in wanted if key[0] in _OWN_SUITES}
+    forms = dict(_atom_forms({c.id: c for c in cases.values()}.values()))
+    try:
+        found, regenerated = _own_forms(data.run, own)
+    except Exception as e:  # a generator that cannot run here: nothing can be checked
+        raise ShareRefused(f"the run's cases could not be regenerated ({type(e).__name__}), so "
+                           "the share cannot be checked for their values") from None
+    forms.update(found)
+    if notes or wanted - set(cases) - regenerated:
         raise ShareRefused("the run's cases could not be regenerated, so the share cannot be "
                            "checked for their values (is the run's --source folder where "
                            "run.json says?)")
-    patterns = _patterns({c.id: c for c in cases.values()}.values())
+    patterns = _patterns(forms.items())
     for name in SHARED_FILES:
         path = out_dir / name
         if not path.is_file():
@@ -106,22 +121,60 @@ def _verify(out_dir: Path) -> None:
         text = path.read_text(encoding="utf-8").casefold()
         for key, rx in patterns:
             if rx.search(text):
-                raise ShareRefused(f"{name} would hold a written form of atom {key}; "
+                raise ShareRefused(f"{name} would hold a written form of {key}; "
                                    "nothing was shared")
 
 
-def _patterns(cases: Iterable[Case]) -> list[tuple[str, re.Pattern[str]]]:
-    """One case-insensitive pattern per atom over all its written forms; a digits-only form
-    counts only as a whole number (``1441`` is not found inside ``21441``)."""
-    out = []
+def _atom_forms(cases: Iterable[Case]) -> Iterator[tuple[str, set[str]]]:
     for case in cases:
         for atom in case.atoms:
-            forms = {f.casefold() for f in (atom.value, *atom.aliases, *atom.variants, *atom.masked)
-                     if len(f.strip()) >= _MIN_FORM}
-            if not forms:
-                continue
-            alts = [rf"(?<![0-9]){re.escape(f)}(?![0-9])" if f.isdigit() else re.escape(f)
-                    for f in sorted(forms, key=len, reverse=True)]
-            out.append((f"{case.id}/{atom.id}", re.compile("|".join(alts))))
-    return out
+            yield f"{case.id}/{atom.id}", {atom.value, *atom.aliases, *atom.variants, *atom.masked}
 
+
+def _own_forms(run: dict[str, Any], wanted: set[tuple[str, str]]
+               ) -> tuple[dict[str, set[str]], set[tuple[str, str]]]:
+    """The written forms of the acquisition and exposure cases the records name, by
+    ``"case/item"`` key, and the ``(suite, case id)`` pairs regenerated."""
+    cfg = run.get("config", {}) if isinstance(run.get("config"), dict) else {}
+    seed = int(cfg.get("seed", 0) or 0)
+    forms: dict[str, set[str]] = {}
+    found: set[tuple[str, str]] = set()
+    if any(suite == "acquisition" for suite, _ in wanted):
+        from ..cases.acquisition import generate as acq_generate
+
+        for acq in acq_generate(seed):
+            if ("acquisition", acq.id) not in wanted:
+                continue
+            found.add(("acquisition", acq.id))
+            for item in acq.k_acq:
+                forms[f"{acq.id}/{item.id}"] = set(item.strings)
+            for disc in acq.k_disc:
+                forms[f"{acq.id}/{disc.id}"] = set(disc.strings)
+            forms[f"{acq.id}/completion"] = set(acq.completion.facts)
+            for person in acq.substrate.directory:
+                forms[f"{acq.id}/{person.id}"] = {person.name, person.email, person.phone}
+    if any(suite == "exposure" for suite, _ in wanted):
+        from ..cases.exposure import generate as exp_generate
+
+        source = cfg.get("source")
+        for exp in exp_generate(seed, source if source and Path(source).is_dir() else None):
+            if ("exposure", exp.id) not in wanted:
+                continue
+            found.add(("exposure", exp.id))
+            for target in exp.targets:
+                forms[f"{exp.id}/{target.id}"] = {target.value, *target.aliases}
+    return forms, found
+
+
+def _patterns(forms: Iterable[tuple[str, set[str]]]) -> list[tuple[str, re.Pattern[str]]]:
+    """One case-insensitive pattern per key over all its written forms; a digits-only form
+    counts only as a whole number (``1441`` is not found inside ``21441``)."""
+    out = []
+    for key, written in forms:
+        kept = {f.casefold() for f in written if len(f.strip()) >= _MIN_FORM}
+        if not kept:
+            continue
+        alts = [rf"(?<![0-9]){re.escape(f)}(?![0-9])" if f.isdigit() else re.escape(f)
+                for f in sorted(kept, key=len, reverse=True)]
+        out.append((key, re.compile("|".join(alts))))
+    return out

@@ -100,3 +100,58 @@ def test_a_directory_with_other_files_is_left_alone(run_dir: Path, tmp_path: Pat
     assert (out / "notes.md").read_text() == "mine"
     assert _bench("share", str(run_dir), str(run_dir)).exit_code == 2
     assert _bench("share", str(tmp_path), str(tmp_path / "x")).exit_code == 2
+
+
+def _own_suite_values(suite: str, case_ids: set[str]) -> dict[str, str]:
+    """The private strings the share must not hold: acquisition k_acq/k_disc match strings,
+    exposure target values — by ``case/item``."""
+    if suite == "acquisition":
+        from tpguard.benchmark.cases.acquisition import generate as acq
+
+        cases = [c for c in acq(0) if c.id in case_ids]
+        items = {f"{c.id}/{i.id}": s for c in cases for i in (*c.k_acq, *c.k_disc)
+                 for s in i.strings if len(s) >= 4}
+        facts = {f"{c.id}/completion": f for c in cases for f in c.completion.facts if len(f) >= 4}
+        return {**items, **facts}
+    from tpguard.benchmark.cases.exposure import generate as exp
+
+    return {f"{c.id}/{t.id}": t.value for c in exp(0) if c.id in case_ids for t in c.targets
+            if len(t.value) >= 4}
+
+
+@pytest.mark.parametrize(("suite", "guards"), [("acquisition", "off,enforce"),
+                                               ("exposure", "off,exit:email")])
+def test_acquisition_and_exposure_runs_share_value_free_and_refuse_a_planted_value(
+        suite: str, guards: str, tmp_path: Path) -> None:
+    run = ("run", "--suite", suite, "--agent", "leaky", "--guard", guards, "--limit", "2",
+           "--bootstrap", "0")
+    out = tmp_path / "run"
+    done = _bench(*run, "--out", str(out))
+    assert done.exit_code == 0, done.output
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    values = _own_suite_values(suite, {r["case_id"] for r in records})
+    raw = (out / "records.jsonl").read_text().casefold()
+    if suite == "acquisition":  # the run keeps the calls' arguments and the agent's answers
+        assert any(v.casefold() in raw for v in values.values())
+    shared = _bench("share", str(out), str(tmp_path / "s"))
+    assert shared.exit_code == 0, shared.output
+    for name in SHARED_FILES:
+        text = (tmp_path / "s" / name).read_text().casefold()
+        assert not [k for k, v in values.items() if v.casefold() in text], name
+    assert _rows(tmp_path / "s") == _rows(out)
+    # resumable: a copy of the share runs nothing again
+    work = tmp_path / "work"
+    shutil.copytree(tmp_path / "s", work)
+    again = _bench(*run, "--out", str(work), "--no-report")
+    assert again.exit_code == 0 and "0 runs executed, 4 resumed" in again.output, again.output
+    # a private string in a field the share keeps: refused, named by id, the value not printed
+    key, value = next(iter(values.items()))
+    first = dict(records[0], domain=f"{records[0]['domain']} ({value})")
+    planted = tmp_path / "planted"
+    shutil.copytree(out, planted)
+    lines = (planted / "records.jsonl").read_text().splitlines()
+    (planted / "records.jsonl").write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    refused = _bench("share", str(planted), str(tmp_path / "s2"))
+    assert refused.exit_code == 1, refused.output
+    assert key in refused.output and value not in refused.output
+    assert not (tmp_path / "s2").exists()
