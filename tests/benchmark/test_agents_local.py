@@ -163,14 +163,23 @@ def test_a_missing_local_model_is_an_agent_that_cannot_start(tmp_path: Path,
 @pytest.mark.parametrize("suite", ["acquisition", "exposure"])
 def test_a_local_agent_that_cannot_start_stops_every_suite_with_exit_3(
         suite: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The acquisition and exposure suites say it as need-to-know does: exit 3, before any case —
-    a missing model, and a llama-server that is not there."""
+    """The acquisition and exposure suites say it as need-to-know does: exit 3, before any case
+    (the reason: the model is not fetched, or the runtime is not installed, whichever is found
+    first)."""
     monkeypatch.setenv("TPGUARD_MODELS", str(tmp_path))
     missing = CliRunner().invoke(app, [
         "bench", "run", "--suite", suite, "--agent", "smolagents:local:qwen2.5-coder-1.5b",
         "--guard", "off", "--limit", "1", "--out", str(tmp_path / "run")])
     assert missing.exit_code == 3, missing.output
-    assert "tpguard models fetch qwen2.5-coder-1.5b" in missing.output
+    assert "agent smolagents:local:qwen2.5-coder-1.5b cannot start" in missing.output
+    assert ("tpguard models fetch qwen2.5-coder-1.5b" in missing.output
+            or "local models need llama-cpp-python" in missing.output)
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("suite", ["need-to-know", "acquisition"])
+def test_a_llama_server_that_is_not_there_stops_the_run_with_exit_3(suite: str,
+                                                                  tmp_path: Path) -> None:
     gguf = tmp_path / "m.gguf"
     gguf.write_bytes(b"GGUF")
     with socket.socket() as s:  # a loopback port nothing listens on
@@ -179,10 +188,10 @@ def test_a_local_agent_that_cannot_start_stops_every_suite_with_exit_3(
     absent = CliRunner().invoke(app, [
         "bench", "run", "--suite", suite, "--agent", f"smolagents:local:{gguf}", "--guard", "off",
         "--limit", "1", "--llama-server", f"http://127.0.0.1:{port}",
-        "--out", str(tmp_path / "run2")])
+        "--out", str(tmp_path / "run")])
     assert absent.exit_code == 3, absent.output
-    assert "cannot reach llama-server" in absent.output
-    assert not (tmp_path / "run").exists() and not (tmp_path / "run2").exists()
+    assert f"127.0.0.1:{port}: cannot reach llama-server" in absent.output
+    assert not (tmp_path / "run").exists()
 
 
 @pytest.mark.parametrize("framework", ["langchain", "smolagents"])
