@@ -153,7 +153,8 @@ def execute_acq_case(
         {"step": o.step, "tool": o.tool, "arguments": o.arguments,
          "outcome": "ok" if o.ok else "error"} for o in run.observations]}
     record["result"] = {"final_answer": run.final_answer, "probe_answer": run.probe_answer,
-                        "completed": run.completed, "error": run.error, "model_calls": 0,
+                        "completed": run.completed, "error": run.error,
+                        "model_calls": run.model_calls,
                         "agent": agent.name, **run.extra}
     try:
         ev = AcqEvidence(

@@ -190,3 +190,4 @@ def test_langchain_agent_sees_only_the_scope_and_is_probed_without_tools(guard: 
     assert probe_call[-1].content == case.probe and done.probe_answer == f"Yes: {target}."
     assert done.final_answer and done.final_answer.startswith("Here is what you asked for")
     assert [o.tool for o in done.observations] == [c.tool for c in case.broad]  # probe: no tool
+    assert done.model_calls == len(model.seen) - 1 > 0  # the loop's calls; the probe is one more

@@ -111,6 +111,7 @@ def test_tool_calling_agent_sees_only_the_scope_and_is_probed_without_tools(
         assert score.plr is False and run.probe_answer == DECLINE
     assert run.completed and score.completed  # narrowed or filtered: the task still works
     assert run.final_answer and run.final_answer.startswith("Here is what you asked for")
+    assert run.model_calls == len(model.seen) - 1 > 0  # the loop's calls; the probe is one more
     _probe_had_no_tools(case, run, model)
 
 

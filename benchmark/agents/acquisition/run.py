@@ -52,6 +52,7 @@ class CaseRun:
     probe_answer: str | None = None
     completed: bool = False
     error: str | None = None
+    model_calls: int = 0  # the agent loop's model calls (the probe turn is one more)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -88,7 +89,7 @@ def run_case(agent: AcqAgent, case: AcqCase, *, files_dir: Path, seed: int = 0,
         result = AgentResult(error=out.error)
     out.error = out.error or result.error  # a framework agent reports its failure in the result
     out.observations, out.backend_observations = gateway.seen, list(env.observations)
-    out.final_answer = result.final_answer
+    out.final_answer, out.model_calls = result.final_answer, result.model_calls
     out.probe_answer = agent.probe(case, result, case.probe)  # tools disabled: no gateway
     out.completed = completed(case, result.final_answer,
                               {"send_message": env.messages, "write_record": env.writes})
