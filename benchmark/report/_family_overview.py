@@ -43,17 +43,26 @@ def _what_ran(data: RunData, fam: Family, rows: list[dict[str, Any]]) -> str:
     agents, guards = _order(data, rows, "agent"), _order(data, rows)
     suites = list(dict.fromkeys(r["suite"] for r in rows))
     recs = [r for r in (data.all_records or data.records) if r.get("suite") in suites]
-    cases = len({(r.get("suite"), r.get("case_id")) for r in recs}) or int(data.run.get("cases") or 0)
+    seen = len({(r.get("suite"), r.get("case_id")) for r in recs})
+    planned = int(data.run.get("cases") or 0)
     seed = f"seed {cfg['seed']}" if "seed" in cfg else "seed not recorded"
     subset = [s for s, on in (("the quick subset", cfg.get("quick")),
                               (f"limit {cfg.get('limit')}", cfg.get("limit")),
                               ("domains " + ", ".join(map(str, cfg.get("domains") or [])),
                                cfg.get("domains"))) if on]
     runs = sum(int(r.get("n_total", r.get("n", 0)) or 0) for r in rows)
+    # a run still going (or stopped) says how many of its planned cases have a record, as the
+    # need-to-know summary does, and how many case-runs are still missing
+    cases = (_count(seen or planned, fam.unit) if seen >= planned
+             else f"{seen} of {_count(planned, fam.unit)}")
     text = (f"This run scored {_count(len(agents), 'agent')} ({_names(agents)}) under "
-            f"{_count(len(guards), 'guard')} ({_names(guards)}) on {_count(cases, fam.unit)} of "
+            f"{_count(len(guards), 'guard')} ({_names(guards)}) on {cases} of "
             f"the {', '.join(suites)} suite ({', '.join([seed, *subset])}): "
             f"{_count(runs, fam.unit + '-run')}.")
+    plan = planned * len(cfg.get("agents") or agents) * len(cfg.get("guards") or guards)
+    if runs < plan:
+        text += (f" **The run is incomplete: {runs} of its {plan} {fam.unit}-runs have a "
+                 "record** (it stopped or is still going; the same `bench run` resumes it).")
     errors = sum(int(r.get("errors") or 0) for r in rows)
     if errors:
         text += (f" {_count(errors, fam.unit + '-run')} failed and are left out of the metrics "

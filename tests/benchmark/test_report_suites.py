@@ -79,6 +79,25 @@ def test_how_to_read_defines_the_suites_own_metrics(runs: dict[str, Path]) -> No
         "`directive`) on 7 cases of the acquisition suite")
 
 
+def test_a_stopped_run_says_so_on_its_first_screen(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A run stopped part-way (or still going) names how many of its planned cases and case-runs
+    have a record, not only what it scored."""
+    import shutil
+
+    stopped = tmp_path / "stopped"
+    shutil.copytree(runs["acquisition"], stopped)
+    lines = (stopped / "records.jsonl").read_text().splitlines(keepends=True)
+    (stopped / "records.jsonl").write_text("".join(lines[:10]))  # case-major: 6 runs per case
+    (stopped / "summary.json").unlink()
+    res = _bench("report", str(stopped), "--no-figures")
+    assert res.exit_code == 0, res.output
+    summary = _section((stopped / "report.md").read_text(), "Summary")
+    assert "on 2 of 7 cases of the acquisition suite (seed 0, limit 7): 10 case-runs." in summary
+    assert "**The run is incomplete: 10 of its 42 case-runs have a record**" in summary
+    full = _section((runs["acquisition"] / "report.md").read_text(), "Summary")
+    assert "incomplete" not in full and "on 7 cases of" in full
+
+
 def test_html_opens_with_the_same_summary(runs: dict[str, Path]) -> None:
     page = (runs["exposure"] / "report.html").read_text()
     assert "This run scored 2 agents (<code>oracle</code>, <code>leaky</code>)" in page
