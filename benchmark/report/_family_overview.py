@@ -33,6 +33,12 @@ def _join(parts: list[str]) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + ", and " + parts[-1]
 
 
+def cases_phrase(seen: int, planned: int, unit: str) -> str:
+    """``"13 of 56 cases"`` while a run is short of its plan (stopped or still going), else
+    ``"56 cases"`` — one wording for every suite's first screen."""
+    return _count(seen or planned, unit) if seen >= planned else f"{seen} of {_count(planned, unit)}"
+
+
 def _cfg(data: RunData) -> dict[str, Any]:
     raw = data.run.get("config")
     return raw if isinstance(raw, dict) else {}
@@ -51,10 +57,7 @@ def _what_ran(data: RunData, fam: Family, rows: list[dict[str, Any]]) -> str:
                               ("domains " + ", ".join(map(str, cfg.get("domains") or [])),
                                cfg.get("domains"))) if on]
     runs = sum(int(r.get("n_total", r.get("n", 0)) or 0) for r in rows)
-    # a run still going (or stopped) says how many of its planned cases have a record, as the
-    # need-to-know summary does, and how many case-runs are still missing
-    cases = (_count(seen or planned, fam.unit) if seen >= planned
-             else f"{seen} of {_count(planned, fam.unit)}")
+    cases = cases_phrase(seen, planned, fam.unit)  # and below, how many case-runs are missing
     text = (f"This run scored {_count(len(agents), 'agent')} ({_names(agents)}) under "
             f"{_count(len(guards), 'guard')} ({_names(guards)}) on {cases} of "
             f"the {', '.join(suites)} suite ({', '.join([seed, *subset])}): "

@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 
 from ..runner.config import ORACLE_VARIANTS
 from ._families import present_families
-from ._family_overview import family_overview
+from ._family_overview import cases_phrase, family_overview
 from ._load import RunData
 from ._tables import Table, fmt, ordered_configs
 from ._verdicts import BASELINE, is_tpguard_mode
@@ -42,9 +42,7 @@ def what_was_run(data: RunData) -> str:
     guards = list(dict.fromkeys(r["guard"] for r in rows))
     suites = list(dict.fromkeys(r["suite"] for r in rows))
     seen = len({(r.get("suite"), r.get("case_id")) for r in data.records})
-    planned = int(data.run.get("cases") or seen)
-    # a run still going (or stopped) says how many of its cases have a record, not only its plan
-    cases = _count(planned, "case") if seen >= planned else f"{seen} of {_count(planned, 'case')}"
+    cases = cases_phrase(seen, int(data.run.get("cases") or seen), "case")
     seed = f"seed {cfg.get('seed', 0)}"
     subset = [s for s, on in (("the quick subset", cfg.get("quick")),
                               (f"limit {cfg.get('limit')}", cfg.get("limit")),
