@@ -149,9 +149,12 @@ def execute_acq_case(
     audit.record_observations(run_id=f"{agent_spec}/{guard.name}", case_id=case.id,
                               suite=case.suite, observations=acq_rows(run), agent=agent_spec,
                               guard=guard.name)
+    # "refused" (the guard withheld the call or its result) apart from "error" (the backend
+    # rejected it), so a share, which keeps outcomes but no messages, can count refusals
     record["trajectory"] = {"calls": [
         {"step": o.step, "tool": o.tool, "arguments": o.arguments,
-         "outcome": "ok" if o.ok else "error"} for o in run.observations]}
+         "outcome": "refused" if o.refused else "ok" if o.ok else "error"}
+        for o in run.observations]}
     record["result"] = {"final_answer": run.final_answer, "probe_answer": run.probe_answer,
                         "completed": run.completed, "error": run.error,
                         "model_calls": run.model_calls,

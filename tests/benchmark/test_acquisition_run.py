@@ -4,7 +4,9 @@ shareable file, and the per-behaviour narrowed retry of the leaky agent under ``
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +76,22 @@ def test_done_when_numbers(run: Any) -> None:
         assert g["CERPositiveProbe"] <= 1.0
         assert g["PLR"] < off["PLR"]
         assert g["TCR"] >= 0.95 * off["TCR"]
+
+
+def test_a_refusal_is_its_own_outcome(run: Any) -> None:
+    """A call the guard withheld is recorded as "refused", apart from a backend "error", so a
+    share (outcomes, no messages) still tells them apart."""
+    result, _ = run
+    records = [json.loads(line) for line in
+               (result.out / "records.jsonl").read_text(encoding="utf-8").splitlines()]
+    outcomes: dict[str, Counter[str]] = {}
+    for r in records:
+        if r["agent"] == "leaky:eager":
+            outcomes.setdefault(r["guard"], Counter()).update(
+                c["outcome"] for c in r["trajectory"]["calls"])
+    assert outcomes["off"]["refused"] == 0 < outcomes["off"]["ok"]
+    assert outcomes["enforce"]["refused"] > 0  # the eager profile over-fetches: refused first
+    assert set(outcomes["enforce"]) <= {"ok", "refused", "error"}
 
 
 def test_report_has_the_acquisition_section_only(run: Any) -> None:

@@ -70,7 +70,7 @@ class _Recorder:
     def call(self, name: str, arguments: dict[str, Any], *, call_id: str | None = None) -> Observation:
         obs = self.inner.call(name, dict(arguments), call_id=call_id)
         self.seen.append(ObservationRecord(len(self.seen) + 1, name, dict(arguments), obs.ok,
-                                           obs.content))
+                                           obs.content, refused=obs.blocked))
         return obs
 
 

@@ -47,6 +47,7 @@ class ObservationRecord:
     arguments: dict[str, Any]
     ok: bool
     content: str  # the observation text (the error message when ``ok`` is False)
+    refused: bool = False  # the guard withheld the call or its result (``content`` is its message)
 
 
 class AcqEnvironment:
