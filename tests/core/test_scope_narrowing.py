@@ -67,6 +67,42 @@ def test_out_of_scope_requests_are_refused_with_an_agent_readable_message(argume
     assert a.allowed and a.arguments == arguments and a.scope  # recorded, unchanged
 
 
+@pytest.mark.parametrize("empty", ["sources", "subjects", "parts"])
+@pytest.mark.parametrize("mode", ["enforce", "redact"])
+def test_a_tool_the_task_needs_nothing_from_is_refused_without_inviting_another_call(
+        empty: str, mode: str) -> None:
+    """A scope that allows no source, subject or part: no call to the tool can be in scope, so
+    the message must not say "call it again within this task's scope" (a 1.5B model resent
+    that call until its steps ran out; docs/real-models.md)."""
+    scope = SCOPE.model_copy(update={empty: ()})
+    g = make(mode)
+    for arguments in ({"table": "visits", "patient_id": "P-1", "sheet": "Q1"}, {}, {"patient_id": "all"}):
+        with g.session(scopes={"query": scope}):
+            d = g.check("query", arguments)
+        assert d.blocked and d.message == (
+            "tpguard withheld this call to query (purpose: look up the patient): this task needs "
+            "nothing from query. Do not call query again for this task; go on with the other tools.")
+    audit = make("audit")
+    with audit.session(scopes={"query": scope}):
+        a = audit.check("query", {"table": "visits", "patient_id": "P-1"})
+    assert a.allowed and a.scope  # recorded, unchanged
+
+
+@pytest.mark.parametrize(("subject", "alone"), [
+    ("Ann Lee (P-1)", True), ("p-1, Ann Lee", True), ("P-10", False), ("XP-1", False), ("P-2", False),
+])
+def test_a_subject_with_text_around_an_in_scope_subject_is_told_to_give_it_alone(
+        subject: str, alone: bool) -> None:
+    g = make("enforce")
+    with g.session(scopes={"query": SCOPE}):
+        d = g.check("query", {"table": "visits", "patient_id": subject, "sheet": "Q1"})
+    assert d.blocked and d.message is not None
+    assert ("must be the subject alone (its id or its name)" in d.message) is alone
+    assert ("names a subject outside this task's scope" in d.message) is not alone
+    assert "Call query again within this task's scope." in d.message
+    assert "P-1" not in d.message and "Ann" not in d.message  # no subject is ever named
+
+
 def test_atom_first_seen_in_a_result_is_tainted_and_then_purpose_bound() -> None:
     other_phone = "415-555-0102"
     g = make("enforce")

@@ -11,7 +11,12 @@ information enters the context. :func:`narrow` rewrites, by the tool's :class:`~
 
 A request it cannot narrow — a source, subject or part outside the scope, a date range wholly outside
 the window, or "all" where the scope names several — is refused with a value-free reason (subjects
-are never named; sources, parts and fields are schema-level names the agent may use). A narrowed
+are never named; sources, parts and fields are schema-level names the agent may use). Two refusals
+say more, because a 1.5B model resent the bare one unchanged (docs/real-models.md): a tool whose
+scope allows no source, subject or part at all is refused as ``unreachable`` (no call to it can be
+in scope, so the message must not invite another), and a subject that holds an in-scope subject
+with other text around it (``"Name (ID)"`` where the scope has the id) is told to give the subject
+alone — the agent typed that text itself, so saying so discloses nothing. A narrowed
 value keeps the argument's shape: a list stays a list, a text becomes comma-separated text (or a list
 when the tool's input schema says ``array``). Cost: O(number of arguments + allowed values).
 """
@@ -35,6 +40,7 @@ class Narrowing:
     arguments: Any
     findings: tuple[ScopeFinding, ...] = ()
     refusal: str | None = None
+    unreachable: bool = False  # the scope allows nothing from this tool: no call can be in scope
 
     @property
     def changed(self) -> bool:
@@ -70,6 +76,23 @@ class _Refused(Exception):
     pass
 
 
+def _holds(text: str, allowed: tuple[str, ...]) -> bool:
+    """Whether ``text`` holds one of ``allowed`` as a whole token (case-insensitive), with other
+    text around it. O(len(text) · len(allowed)); no pattern is compiled."""
+    t = text.casefold()
+    for a in allowed:
+        a = a.casefold()
+        if not a or a == t:
+            continue
+        i = t.find(a)
+        while i >= 0:
+            j = i + len(a)
+            if (i == 0 or not t[i - 1].isalnum()) and (j == len(t) or not t[j].isalnum()):
+                return True
+            i = t.find(a, i + 1)
+    return False
+
+
 class _Narrower:
     """One request being narrowed: the new arguments and the findings so far."""
 
@@ -101,6 +124,9 @@ class _Narrower:
         asked = _items(value) if isinstance(value, list | tuple) else [str(value)]
         kept = [a for a in asked if self.scope.allows(dim, a)]
         if not kept:
+            if dim == "subject" and any(_holds(a, allowed) for a in asked):
+                self.refuse(dim, arg, f"{arg} must be the {dim} alone (its id or its name), "
+                                      "without other text around it")
             self.refuse(dim, arg, f"{arg} names a {dim} outside this task's scope{hint}")
         if len(kept) < len(asked):
             self.new[arg] = _shaped(value, kept, _schema_type(self.schema, arg))
@@ -150,6 +176,13 @@ def narrow(scope: AcquisitionScope, arguments: Any, schema: Mapping[str, Any] | 
         return Narrowing(arguments)
     b = scope.binding
     n = _Narrower(scope, arguments, schema)
+    for dim, arg, allowed in (("source", b.source_arg, scope.sources),
+                              ("subject", b.subject_arg, scope.subjects),
+                              ("part", b.part_arg, scope.parts)):
+        if arg and allowed is not None and not allowed:  # no value of this argument is in scope
+            n.note(dim, arg, f"this task's scope has no {dim} for this tool")
+            return Narrowing(arguments, tuple(n.found), "this task needs nothing from this tool",
+                             unreachable=True)
     try:
         n.one_of("source", b.source_arg, scope.sources)
         n.one_of("subject", b.subject_arg, scope.subjects)

@@ -224,6 +224,11 @@ def _narrowed(sess: Session, spec: ToolSpec, decision: Decision, mode: Mode) -> 
     if mode == "audit":
         return replace(decision, scope=n.findings)
     purpose = f" (purpose: {spec.purpose})" if spec.purpose else ""
+    if n.unreachable:  # no call to this tool can be in scope: do not invite another
+        msg = (f"tpguard withheld this call to {spec.name}{purpose}: this task needs nothing "
+               f"from {spec.name}. Do not call {spec.name} again for this task; go on with the "
+               "other tools.")
+        return replace(decision, action="block", message=msg, scope=n.findings)
     if n.refusal is not None:
         msg = (f"tpguard withheld this call to {spec.name}{purpose}: {n.refusal}. Call "
                f"{spec.name} again within this task's scope.")
