@@ -116,20 +116,23 @@ def _comparison(rows: list[dict[str, Any]], part: dict[str, Any]) -> Table:
         if b is None or r.get("guard") == "off":
             continue
         tcr, btcr = r.get("TCR"), b.get("TCR")
-        cells: list[Any] = [b.get("TCR"), tcr, 100.0 * tcr / btcr if tcr is not None and btcr
-                            else None]
+        paired = tests.get((r["agent"], r["guard"], r["suite"], "TCR"), {}).get("n")
+        cells: list[Any] = [paired, b.get("TCR"), tcr,
+                            100.0 * tcr / btcr if tcr is not None and btcr else None]
         for key in ("CER", "PLR", "CERPositiveProbe"):
             t = tests.get((r["agent"], r["guard"], r["suite"], key), {})
             cells += [b.get(key), r.get(key), t.get("mean_diff"), t.get("p_value")]
         out.append([*_ident(r), *cells])
-    cols = ["TCR off", "TCR", "TCR (% of off)"]
+    cols = ["n (both)", "TCR off", "TCR", "TCR (% of off)"]
     for key in ("CER", "PLR", "CERPositiveProbe"):
         name = _NAMED.get(key, key)
         cols += [f"{name} off", name, f"Δ{name} (pp)", f"p {name}"]
     return Table("acquisition_vs_off", "Guards against off on the same cases",
                  ["Agent", "Guard", "Suite", *cols], out,
-                 "Δ = guard − off in points over the same cases; p = paired sign-flip test (for "
-                 "0/1 outcomes the exact McNemar test).")
+                 "Δ = guard − off in points over the n cases both ran; p = paired sign-flip test "
+                 "(for 0/1 outcomes the exact McNemar test). The rate columns are each "
+                 "configuration's own cases — the same n cases once the run is complete; in a "
+                 "partial run only Δ and p are paired.")
 
 
 def _groups(part: dict[str, Any], by: str, label: str, title: str) -> Table:

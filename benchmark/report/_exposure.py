@@ -158,8 +158,10 @@ def _comparison(rows: list[dict[str, Any]], part: dict[str, Any]) -> Table:
     out.sort(key=lambda r: (r[2] or "", r[0] or "", _rank(str(r[1])), str(r[3])))
     return Table("exposure_vs_off", "Guards against off on the same sessions",
                  [*_IDS, "Metric", "n", "off", "guard", "Δ (pp)", "p"], out,
-                 "Δ = guard − off over the same sessions; p = paired sign-flip test (exact when "
-                 "2^n fits the permutation budget).")
+                 "Δ = guard − off over the n sessions both ran; p = paired sign-flip test (exact "
+                 "when 2^n fits the permutation budget). off and guard are each configuration's "
+                 "own sessions — the same n once the run is complete; in a partial run only Δ and "
+                 "p are paired.")
 
 
 def exposure_tables(summary: dict[str, Any]) -> dict[str, Table]:

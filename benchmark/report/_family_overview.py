@@ -94,6 +94,40 @@ def _clause(fam: Family, row: dict[str, Any], base: dict[str, Any]) -> str:
     return main + (f" ({', '.join(also)})" if also else "") + f", {util}"
 
 
+Tests = dict[tuple[str, str, str, str], dict[str, Any]]
+
+
+def _tests(data: RunData, fam: Family) -> Tests:
+    """The summary's paired comparisons against ``off``, by (agent, suite, guard, metric)."""
+    part = (data.full_summary or data.summary).get(fam.name) if fam.name else None
+    comps = part.get("comparisons", []) if isinstance(part, dict) else []
+    return {(t["agent"], t["suite"], t["guard"], t["metric"]): t for t in comps
+            if isinstance(t, dict) and {"agent", "suite", "guard", "metric"} <= t.keys()}
+
+
+def _unpaired(row: dict[str, Any], base: dict[str, Any]) -> bool:
+    """A guard and ``off`` scored on different numbers of cases (a partial run): their rates are
+    over different cases, so only the paired differences compare them."""
+    return row.get("n") != base.get("n")
+
+
+def _diff(t: dict[str, Any] | None) -> float | None:
+    d = t.get("mean_diff") if t else None
+    return float(d) if isinstance(d, int | float) else None
+
+
+def _paired_clause(fam: Family, row: dict[str, Any], tests: Tests) -> str:
+    """The guard against ``off`` on the cases both ran, from the paired comparisons."""
+    keys = (fam.leak, *fam.also, fam.utility)
+    got = {k: tests.get((row["agent"], row["suite"], row["guard"], k)) for k in keys}
+    n = next((t.get("n") for t in got.values() if t and t.get("n")), None)
+    if not n:
+        return f"has no {fam.unit} in common with `off` yet"
+    moves = [f"{k} {'undefined' if (d := _diff(t)) is None else f'{d:+.2f} pp'}"
+             for k, t in got.items()]
+    return f"on the {_count(n, fam.unit)} both ran: {', '.join(moves)}"
+
+
 def _description(data: RunData, guard: str) -> str:
     guards = data.run.get("guards")
     info = guards.get(guard) if isinstance(guards, dict) else None
@@ -112,11 +146,13 @@ def family_sentences(data: RunData, fam: Family, rows: list[dict[str, Any]]) -> 
     """One sentence per guard but ``off``: its leakage and utility against ``off`` for every agent
     that ran both (what the guard is, from run.json, in brackets)."""
     by = {(r["agent"], r["suite"], r["guard"]): r for r in rows}
+    tests = _tests(data, fam)
     out = []
     for guard in _order(data, rows):
         if guard == BASELINE:
             continue
-        parts = [f"{_clause(fam, r, base)} for `{r['agent']}`" for r in rows
+        parts = [f"{_paired_clause(fam, r, tests) if _unpaired(r, base) else _clause(fam, r, base)}"
+                 f" for `{r['agent']}`" for r in rows
                  if r["guard"] == guard and r.get("n")
                  and (base := by.get((r["agent"], r["suite"], BASELINE))) is not None
                  and base.get("n")]
@@ -133,10 +169,11 @@ def _lower(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and a < b - 1e-9
 
 
-def family_losses(fam: Family, rows: list[dict[str, Any]]) -> list[str]:
+def family_losses(fam: Family, rows: list[dict[str, Any]], tests: Tests | None = None) -> list[str]:
     """Where tpguard loses, per agent: a baseline that leaks less than every tpguard guard, or
     keeps more utility at no more leakage; a tpguard guard that costs utility against ``off``;
-    a tpguard guard that leaves the leakage where ``off`` had it (while ``off`` leaked)."""
+    a tpguard guard that leaves the leakage where ``off`` had it (while ``off`` leaked). Against
+    ``off`` on different numbers of cases (a partial run), the paired differences decide."""
     out: list[str] = []
     lk, ut = fam.leak, fam.utility
     for agent in dict.fromkeys(r["agent"] for r in rows):
@@ -159,6 +196,9 @@ def family_losses(fam: Family, rows: list[dict[str, Any]]) -> list[str]:
         if base is None:
             continue
         for r in ours:
+            if _unpaired(r, base):
+                out += _paired_losses(fam, r, (tests or {}), agent)
+                continue
             if _lower(r.get(ut), base.get(ut)):
                 out.append(f"`{r['guard']}` costs {ut} for `{agent}`: {fmt(r.get(ut))} % vs "
                            f"{fmt(base.get(ut))} % under `off`.")
@@ -168,10 +208,24 @@ def family_losses(fam: Family, rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _paired_losses(fam: Family, r: dict[str, Any], tests: Tests, agent: str) -> list[str]:
+    key = (r["agent"], r["suite"], r["guard"])
+    out = []
+    ut, lk = tests.get((*key, fam.utility)), tests.get((*key, fam.leak))
+    if (d := _diff(ut)) is not None and d < -1e-9:
+        out.append(f"`{r['guard']}` costs {fam.utility} for `{agent}`: {d:+.2f} pp against `off` "
+                   f"on the {_count(int(ut.get('n') or 0) if ut else 0, fam.unit)} both ran.")
+    # a mean difference of 0 does not say whether off leaked on those cases: only a rise is sure
+    if (d := _diff(lk)) is not None and d > 1e-9:
+        out.append(f"`{r['guard']}` raises {fam.leak} for `{agent}`: {d:+.2f} pp against `off` "
+                   f"on the {_count(int(lk.get('n') or 0) if lk else 0, fam.unit)} both ran.")
+    return out
+
+
 def family_overview(data: RunData, fam: Family) -> list[str]:
     """``[what ran, one sentence per guard …, where tpguard loses]``."""
     rows = family_rows(data.full_summary or data.summary, fam)
-    losses = family_losses(fam, rows)
+    losses = family_losses(fam, rows, _tests(data, fam))
     ran = {r["guard"] for r in rows if r.get("n")}
     acting = [g for g in ran if fam.is_tpguard(g) and g != "audit"]
     if losses:

@@ -94,8 +94,16 @@ def test_a_stopped_run_says_so_on_its_first_screen(runs: dict[str, Path], tmp_pa
     summary = _section((stopped / "report.md").read_text(), "Summary")
     assert "on 2 of 7 cases of the acquisition suite (seed 0, limit 7): 10 case-runs." in summary
     assert "**The run is incomplete: 10 of its 42 case-runs have a record**" in summary
+    # a guard with fewer cases than off is compared with it on the cases both ran, not rate to rate
+    ns = {(r["agent"], r["guard"]): r["n"] for r in
+          json.loads((stopped / "summary.json").read_text())["acquisition"]["rows"]}
+    short = sorted({a for (a, g), n in ns.items() if g != "off" and n != ns[(a, "off")]})
+    assert short, ns  # the truncation leaves some agent's guards short of its off
+    for agent in short:
+        assert re.search(rf"on the 1 case both ran: PLR [+-]\d+\.\d\d pp, CER [+-]\d+\.\d\d pp, "
+                         rf"TCR [+-]\d+\.\d\d pp for `{re.escape(agent)}`", summary), summary
     full = _section((runs["acquisition"] / "report.md").read_text(), "Summary")
-    assert "incomplete" not in full and "on 7 cases of" in full
+    assert "incomplete" not in full and "on 7 cases of" in full and "both ran" not in full
 
 
 def test_html_opens_with_the_same_summary(runs: dict[str, Path]) -> None:
