@@ -155,3 +155,15 @@ def test_acquisition_and_exposure_runs_share_value_free_and_refuse_a_planted_val
     assert refused.exit_code == 1, refused.output
     assert key in refused.output and value not in refused.output
     assert not (tmp_path / "s2").exists()
+
+
+def test_a_word_form_is_found_as_a_whole_word_only() -> None:
+    """The scanner matches whole tokens, as the evaluator does: an acquisition completion fact
+    ``Support`` is not a hit inside the domain id ``customer_support`` (which refused a real run's
+    share), and still is one as a word of its own; digits keep their whole-number rule."""
+    from tpguard.benchmark.report._share import _patterns
+
+    [(_, pattern)] = _patterns([("case/completion", {"Support", "Ann Lee", "1441"})])
+    assert not pattern.search('{"domain": "customer_support", "id": "t-21441"}')
+    for text in ('"the support team"', '"Ann Lee (P-1)"', '"ref 1441."'):
+        assert pattern.search(text.casefold()), text
