@@ -168,17 +168,18 @@ def _own_forms(run: dict[str, Any], wanted: set[tuple[str, str]]
 
 def _patterns(forms: Iterable[tuple[str, set[str]]]) -> list[tuple[str, re.Pattern[str]]]:
     """One case-insensitive pattern per key over all its written forms; a digits-only form
-    counts only as a whole number (``1441`` is not found inside ``21441``), and a form that
-    starts or ends with a letter only as a whole word there, as the evaluator matches whole tokens
-    (the completion fact ``Support`` is not found inside the domain id ``customer_support``)."""
+    counts only as a whole number (``1441`` is not found inside ``21441``), and a form of letters
+    and spaces only as whole words, as the evaluator matches whole tokens (the completion fact
+    ``Support`` is not found inside the domain id ``customer_support``). Any other form — an id,
+    an address, a code — is still found anywhere (``LGC-6672`` inside ``file_lgc-6672.docx``)."""
     out = []
     for key, written in forms:
         kept = {f.casefold() for f in written if len(f.strip()) >= _MIN_FORM}
         if not kept:
             continue
         alts = [rf"(?<![0-9]){re.escape(f)}(?![0-9])" if f.isdigit() else
-                (r"(?<![\w])" if f[0].isalpha() else "") + re.escape(f)
-                + (r"(?![\w])" if f[-1].isalpha() else "")
+                rf"(?<!\w){re.escape(f)}(?!\w)" if all(c.isalpha() or c == " " for c in f) else
+                re.escape(f)
                 for f in sorted(kept, key=len, reverse=True)]
         out.append((key, re.compile("|".join(alts))))
     return out

@@ -163,7 +163,7 @@ def test_a_word_form_is_found_as_a_whole_word_only() -> None:
     share), and still is one as a word of its own; digits keep their whole-number rule."""
     from tpguard.benchmark.report._share import _patterns
 
-    [(_, pattern)] = _patterns([("case/completion", {"Support", "Ann Lee", "1441"})])
+    [(_, pattern)] = _patterns([("case/completion", {"Support", "Ann Lee", "1441", "LGC-6672"})])
     assert not pattern.search('{"domain": "customer_support", "id": "t-21441"}')
-    for text in ('"the support team"', '"Ann Lee (P-1)"', '"ref 1441."'):
+    for text in ('"the support team"', '"Ann Lee (P-1)"', '"ref 1441."', '"files/file_lgc-6672.docx"'):
         assert pattern.search(text.casefold()), text
