@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from typing import Any
 
@@ -22,6 +22,8 @@ from .config import RunConfig
 __all__ = ["EXECUTORS", "progress_bar", "run_local", "validate_executor"]
 
 EXECUTORS = ("local", "ray")
+
+_POLL_S = 0.5  #: how soon a threaded run sees Ctrl-C
 
 
 def validate_executor(config: RunConfig) -> None:
@@ -75,14 +77,32 @@ def progress_bar(total: int, enabled: bool) -> Iterator[Callable[[], None]]:
 
 
 def run_local(tasks: list[Any], one: Callable[[Any], Any], workers: int, progress: bool) -> None:
-    """Run ``one(task)`` for every task on ``workers`` threads (1: in order, in this thread)."""
+    """Run ``one(task)`` for every task on ``workers`` threads (1: in order, in this thread).
+
+    Ctrl-C (``KeyboardInterrupt`` in this thread) cancels the tasks not yet started, waits for the
+    ones running and re-raises."""
     with progress_bar(len(tasks), progress) as advance:
         if workers <= 1:
             for t in tasks:
                 one(t)
                 advance()
             return
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for fut in as_completed([pool.submit(one, t) for t in tasks]):
-                fut.result()
-                advance()
+        pool = ThreadPoolExecutor(max_workers=workers)
+        try:
+            pending = {pool.submit(one, t) for t in tasks}
+            while pending:
+                # Wake at least every _POLL_S: Ctrl-C may land on a worker thread, and a wait
+                # blocked in this thread sees the KeyboardInterrupt only when it next runs Python
+                # — after the next case-run ends, by which time its worker has started another.
+                done, pending = wait(pending, timeout=_POLL_S, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    fut.result()
+                    advance()
+        except KeyboardInterrupt:
+            # Ctrl-C: drop what has not started and let the case-runs in flight finish (each writes
+            # its own record), as the process pool does; the same command resumes. Leaving this to
+            # ``with``'s plain shutdown would run every queued case-run to the end first.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
+        finally:
+            pool.shutdown(wait=True)

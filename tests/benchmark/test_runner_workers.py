@@ -193,3 +193,57 @@ def test_ctrl_c_stops_the_workers_keeps_what_finished_and_resume_completes(tmp_p
                                     reports=False, bootstrap=200), progress=False)
     assert again.executed == 720 - len(done) and again.errors == 0
     assert len(list(latest_records(out / "records.jsonl"))) == 720
+
+
+def test_ctrl_c_on_a_threaded_run_finishes_the_runs_in_flight_and_starts_no_more() -> None:
+    """The acquisition and exposure suites run case-runs on threads (``run_local``): Ctrl-C must
+    stop there as it stops the process pool — the two case-runs in flight finish (each writes its
+    own record), none of the other eight starts. A plain ``with ThreadPoolExecutor`` shutdown ran
+    all ten to the end before the interrupt surfaced."""
+    import signal
+    import threading
+    import time
+
+    from tpguard.benchmark.runner._executor import run_local
+
+    started: list[int] = []
+    finished: list[int] = []
+    both_running, release = threading.Event(), threading.Event()
+
+    def one(task: int) -> None:
+        started.append(task)
+        if len(started) == 2:
+            both_running.set()
+        assert release.wait(10)
+        finished.append(task)
+
+    def ctrl_c() -> None:
+        assert both_running.wait(10)
+        time.sleep(0.2)  # Ctrl-C once every task is queued (not inside ThreadPoolExecutor.submit)
+        os.kill(os.getpid(), signal.SIGINT)  # as a terminal sends it: to the process, any thread
+        release.wait(1.5)  # the interrupt is seen while both are still running
+        release.set()
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    helper = threading.Thread(target=ctrl_c)
+    helper.start()
+    with pytest.raises(KeyboardInterrupt):
+        run_local(list(range(10)), one, 2, False)
+    helper.join()
+    assert sorted(started) == sorted(finished) == [0, 1]
+
+
+def test_a_threaded_acquisition_run_scores_what_a_one_worker_run_scores(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The acquisition and exposure suites put ``--workers N`` on threads (``run_local``): each
+    case-run writes its own record as it ends, so the order differs, the records do not."""
+    monkeypatch.setenv("TPGUARD_ACQ_CACHE", str(tmp_path / "files"))
+    runs = {}
+    for workers in (1, 3):
+        out = tmp_path / f"w{workers}"
+        result = run_benchmark(RunConfig(suite="acquisition", agents=("oracle", "leaky:eager"),
+                                         guards=("off", "enforce"), limit=7, workers=workers,
+                                         out=out, reports=False, bootstrap=200), progress=False)
+        assert result.executed == 28
+        runs[workers] = _records(out)
+    assert len(runs[1]) == 28 and runs[3] == runs[1]
