@@ -201,11 +201,22 @@ def family_losses(fam: Family, rows: list[dict[str, Any]], tests: Tests | None =
                 continue
             if _lower(r.get(ut), base.get(ut)):
                 out.append(f"`{r['guard']}` costs {ut} for `{agent}`: {fmt(r.get(ut))} % vs "
-                           f"{fmt(base.get(ut))} % under `off`.")
+                           f"{fmt(base.get(ut))} % under `off`"
+                           f"{_evidence((tests or {}).get((r['agent'], r['suite'], r['guard'], ut)))}.")
             if base.get(lk) and r.get(lk) is not None and not _lower(r.get(lk), base.get(lk)):
                 out.append(f"`{r['guard']}` leaves {lk} at {fmt(r.get(lk))} % for `{agent}` "
                            f"(`off`: {fmt(base.get(lk))} %).")
     return out
+
+
+def _evidence(t: dict[str, Any] | None) -> str:
+    """The paired test behind a cost, so a first screen does not present a difference of one or
+    two cases as a finding: `` (paired sign-flip over sessions: p = 0.38)``; empty without one."""
+    p = t.get("p_value") if t else None
+    if not isinstance(p, int | float) or not t:
+        return ""
+    note = " — within chance at this size" if p >= 0.05 else ""
+    return f" ({t.get('test') or 'paired test'}: p = {p:.2f}{note})"
 
 
 def _paired_losses(fam: Family, r: dict[str, Any], tests: Tests, agent: str) -> list[str]:
@@ -214,7 +225,8 @@ def _paired_losses(fam: Family, r: dict[str, Any], tests: Tests, agent: str) -> 
     ut, lk = tests.get((*key, fam.utility)), tests.get((*key, fam.leak))
     if (d := _diff(ut)) is not None and d < -1e-9:
         out.append(f"`{r['guard']}` costs {fam.utility} for `{agent}`: {d:+.2f} pp against `off` "
-                   f"on the {_count(int(ut.get('n') or 0) if ut else 0, fam.unit)} both ran.")
+                   f"on the {_count(int(ut.get('n') or 0) if ut else 0, fam.unit)} both ran"
+                   f"{_evidence(ut)}.")
     # a mean difference of 0 does not say whether off leaked on those cases: only a rise is sure
     if (d := _diff(lk)) is not None and d > 1e-9:
         out.append(f"`{r['guard']}` raises {fam.leak} for `{agent}`: {d:+.2f} pp against `off` "

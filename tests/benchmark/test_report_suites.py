@@ -241,3 +241,25 @@ def test_where_tpguard_loses_speaks_only_of_guards_that_ran(monkeypatch: pytest.
         monkeypatch.setattr(fo, "family_rows", lambda _summary, _fam, rows=rows: rows)
         loss = fo.family_overview(data, EXPOSURE)[-1]
         assert said in loss and "costs TCR against `off`" not in loss
+
+
+def test_a_cost_on_the_first_screen_carries_its_paired_test() -> None:
+    """A guard that completes fewer sessions than ``off`` is named as a cost, with the paired test
+    beside it — the first real-model exposure run lost completions only in sessions where the
+    guard never acted (server noise), and 3 of 12 sessions is not a finding."""
+    from tpguard.benchmark.report._families import EXPOSURE
+    from tpguard.benchmark.report._family_overview import family_losses
+
+    def row(guard: str, ecr: float, tcr: float) -> dict[str, object]:
+        return {"agent": "a", "guard": guard, "suite": "exposure", "family": "exposure",
+                "n": 12, "ECR": ecr, "OLF": 0.0, "TCR": tcr}
+
+    rows = [row("off", 16.9, 33.3), row("exits", 0.0, 8.3)]
+    test = {"n": 12, "mean_diff": -25.0, "p_value": 0.375, "test": "paired sign-flip over sessions"}
+    said = " ".join(family_losses(EXPOSURE, rows, {("a", "exposure", "exits", "TCR"): test}))
+    assert ("`exits` costs TCR for `a`: 8.30 % vs 33.30 % under `off` (paired sign-flip over "
+            "sessions: p = 0.38 — within chance at this size).") in said
+    sure = {("a", "exposure", "exits", "TCR"): {**test, "p_value": 0.01}}
+    said = " ".join(family_losses(EXPOSURE, rows, sure))
+    assert "(paired sign-flip over sessions: p = 0.01)." in said
+    assert "under `off`." in " ".join(family_losses(EXPOSURE, rows))  # no test: no clause
