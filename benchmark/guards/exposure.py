@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
     from ..cases.exposure import ExpCase
 
-__all__ = ["EXP_GUARD_NAMES", "ORACLE", "ExpGuardUnderTest", "deployment_policy",
+__all__ = ["EXP_GUARD_NAMES", "GIVEN", "ORACLE", "ORACLE_GIVEN", "ExpGuardUnderTest", "deployment_policy",
            "exp_guard_error", "guard_label", "make_exp_guard", "oracle_case_policy"]
 
 #: The fixed names; ``exit:CHANNEL[+CHANNEL…]`` (and ``oracle-exit:…``) are the parametrized ones.
@@ -50,6 +50,13 @@ EXP_GUARD_NAMES = ("off", "exits", "oracle-exits", "enforce", "redact", "return-
 #: The prefix of the conditions handed the evaluator's target set (App. K sanity check).
 ORACLE = "oracle-"
 _ORACLE_LABEL = "ORACLE sanity check (seed 002 App. K), not a guard: given the hidden targets S"
+#: What the guards are given, as every report states it (``run.json`` ``detector.guard``).
+GIVEN = ("what the workspace's data store registers (deployment_policy): its declared private "
+         "fields and what recognizers find in its free text, as tpguard atoms with aliases derived "
+         "by code — never the evaluator's targets S; the owner may receive every atom, nobody else "
+         "any; the case's visible exits and internal channels (benchmark/guards/exposure.py)")
+ORACLE_GIVEN = ("the oracle-* conditions only (a measurement sanity check, not a guard): the "
+                "targets S (value, aliases) as atoms and Auth as (atom, recipient) allow pairs")
 
 _CHANNELS = ("email", "console", "response", "share", "send", "reply", "forward")
 _MEDIA = ("email", "chat", "file")

@@ -274,13 +274,13 @@ def _detector(config: RunConfig) -> dict[str, Any]:
     if config.suite == ACQ_SUITE:
         return _acq_detector()
     if config.suite == EXP_SUITE:
+        from ..guards.exposure import GIVEN, ORACLE, ORACLE_GIVEN
         from ..metrics.exposure import EXP_MATCHING
 
+        oracle = any(g.startswith(ORACLE) for g in config.guards)
         return {"evaluator": {"matching": EXP_MATCHING,
                               "reads": "every channel-labelled observation of the session"},
-                "guard": {"atoms": "the session's targets S (value, aliases) as tpguard atoms; "
-                                   "Auth as (atom, recipient) allow pairs; the case's visible "
-                                   "exits and internal channels (benchmark/guards/exposure.py)"}}
+                "guard": {"atoms": GIVEN, **({"oracle": ORACLE_GIVEN} if oracle else {})}}
     return _detector_settings(config)
 
 

@@ -21,6 +21,7 @@ from tpguard.benchmark.report import load_run
 from tpguard.benchmark.runner import RunConfig, run_benchmark
 from tpguard.benchmark.runner._errors import UsageError
 from tpguard.benchmark.runner._exposure import select_exp_cases
+from tpguard.benchmark.runner.run import _detector
 from tpguard.cli import app
 
 SHAREABLE = ("run.json", "summary.json", "spans.jsonl", "records.jsonl", "report.md",
@@ -95,6 +96,20 @@ def test_report_has_the_exposure_section(run: Any) -> None:
     assert (result.out / "tables" / "exposure_channels.csv").is_file()
     data = load_run(result.out, write_summary=False)
     assert not data.legacy  # an exposure-only run has no ToolPrivacyBench sections
+
+
+def test_run_json_and_report_say_what_the_guards_were_given(run: Any) -> None:
+    """The guards get the deployment's policy, never S: run.json and the report say so (it once
+    said "the session's targets S" — the condition before issue 17). An oracle-* condition adds
+    the oracle's own line."""
+    result, _ = run
+    guard = json.loads((result.out / "run.json").read_text(encoding="utf-8"))["detector"]["guard"]
+    assert set(guard) == {"atoms"} and "never the evaluator's targets S" in guard["atoms"]
+    md = (result.out / "report.md").read_text(encoding="utf-8")
+    line = next(x for x in md.splitlines() if "What tpguard's guards are given" in x)
+    assert "deployment_policy" in line and "targets S (value" not in line
+    oracle = _detector(RunConfig(suite="exposure", guards=("off", "oracle-exits")))["guard"]
+    assert oracle["atoms"] == guard["atoms"] and "sanity check" in oracle["oracle"]
 
 
 def test_no_target_value_in_shareable_files(run: Any) -> None:
